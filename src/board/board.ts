@@ -1,0 +1,299 @@
+import fs from 'node:fs';
+import { isNodeError, TeamdError } from '../errors.js';
+import type { FileLocker, LockHandle } from '../fs/file-lock.js';
+import { writeFileAtomicSync } from '../fs/atomic-write.js';
+import type { Logger } from '../logger.js';
+import { parseName } from '../names.js';
+import type { StatePaths } from '../paths.js';
+import { assessReadiness, findCycle, type Readiness, type StatusLookup } from './readiness.js';
+import { MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, MAX_SUBJECT_CHARS, type Task, type TaskStatus } from './task.js';
+import { TaskStore, type CorruptTask } from './task-store.js';
+import * as transitions from './transitions.js';
+import type { Actor } from './transitions.js';
+
+export type TaskView = Task & Readiness;
+
+export interface BoardListing {
+  readonly tasks: TaskView[];
+  /** Files that could not be read as tasks; every other task is still listed. */
+  readonly problems: CorruptTask[];
+}
+
+export interface TaskFilter {
+  readonly status?: TaskStatus | undefined;
+  readonly owner?: string | undefined;
+  readonly ready?: boolean | undefined;
+}
+
+export interface NewTask {
+  readonly subject: string;
+  readonly description?: string | undefined;
+  readonly blockedBy?: readonly number[] | undefined;
+}
+
+export interface BoardDeps {
+  readonly paths: StatePaths;
+  readonly locker: FileLocker;
+  readonly logger: Logger;
+  readonly now?: () => Date;
+}
+
+/**
+ * The shared task board: one JSON file per task, every change a read-check-write under that
+ * task's lock. Id allocation and dependency edits also hold the board lock, so two writers
+ * can never close a cycle between them.
+ */
+export class Board {
+  private readonly store: TaskStore;
+  private readonly paths: StatePaths;
+  private readonly locker: FileLocker;
+  private readonly logger: Logger;
+  private readonly now: () => Date;
+
+  constructor(deps: BoardDeps) {
+    this.paths = deps.paths;
+    this.store = new TaskStore(deps.paths);
+    this.locker = deps.locker;
+    this.logger = deps.logger;
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async add(input: NewTask): Promise<Task> {
+    const subject = validateText('subject', input.subject.trim(), MAX_SUBJECT_CHARS, true);
+    const description = validateText('description', input.description ?? '', MAX_DESCRIPTION_CHARS, false);
+    const blockedBy = dedupe(input.blockedBy ?? []);
+    this.store.ensureDir();
+    return this.locker.withLock(this.paths.boardLock, () => {
+      this.refuseUnknownBlockers(blockedBy);
+      const id = this.allocateId();
+      const now = this.timestamp();
+      const task: Task = {
+        id,
+        subject,
+        description,
+        status: 'pending',
+        owner: null,
+        blockedBy,
+        claim: 0,
+        createdAt: now,
+        updatedAt: now,
+        claimedAt: null,
+        completedAt: null,
+        result: null,
+      };
+      this.store.write(task);
+      writeFileAtomicSync(this.paths.taskCounter, `${JSON.stringify({ next: id + 1 })}\n`);
+      this.logger.info({ taskId: id, blockedBy }, 'task added');
+      return task;
+    });
+  }
+
+  list(filter: TaskFilter = {}): BoardListing {
+    const tasks: Task[] = [];
+    const problems: CorruptTask[] = [];
+    for (const id of this.store.listIds()) {
+      const read = this.store.read(id);
+      if (read.kind === 'ok') tasks.push(read.task);
+      else if (read.kind === 'corrupt') problems.push({ id, file: read.file, reason: read.reason });
+    }
+    for (const problem of problems) this.logger.warn(problem, 'corrupt task file skipped (left untouched)');
+    const byId = new Map(tasks.map((task) => [task.id, task]));
+    const lookup: StatusLookup = (id) => byId.get(id);
+    const views = tasks
+      .map((task) => ({ ...task, ...assessReadiness(task, lookup) }))
+      .filter(
+        (view) =>
+          (filter.status === undefined || view.status === filter.status) &&
+          (filter.owner === undefined || view.owner === filter.owner) &&
+          (filter.ready === undefined || view.ready === filter.ready),
+      );
+    return { tasks: views, problems };
+  }
+
+  get(id: number): TaskView {
+    const { task } = this.store.require(id);
+    return { ...task, ...assessReadiness(task, this.lookupFromDisk()) };
+  }
+
+  async claim(id: number, owner: string): Promise<Task> {
+    parseName(owner, 'owner');
+    return this.mutate(id, (task) => transitions.claimTask(task, owner, assessReadiness(task, this.lookupFromDisk()), this.timestamp()));
+  }
+
+  /** Claims the lowest-id ready task, or returns null when none is ready. */
+  async claimNext(owner: string): Promise<Task | null> {
+    parseName(owner, 'owner');
+    for (;;) {
+      const candidates = this.readyIdsLockFree();
+      if (candidates.length === 0) return null;
+      for (const id of candidates) {
+        // A held lock means another claimer is on this task right now: try the next one instead of queueing.
+        const handle = await this.locker.tryAcquire(this.paths.taskFile(id));
+        if (!handle) continue;
+        try {
+          const claimed = this.claimUnderLock(handle, id, owner);
+          if (claimed) return claimed;
+        } finally {
+          await handle.release();
+        }
+      }
+    }
+  }
+
+  async complete(id: number, actor: Actor, result: string | null = null): Promise<Task> {
+    const checked = result === null ? null : validateText('result', result, MAX_RESULT_CHARS, false);
+    return this.mutate(id, (task) => transitions.completeTask(task, actor, checked, this.timestamp()));
+  }
+
+  async fail(id: number, actor: Actor, reason: string): Promise<Task> {
+    const checked = validateText('reason', reason, MAX_RESULT_CHARS, true);
+    return this.mutate(id, (task) => transitions.failTask(task, actor, checked, this.timestamp()));
+  }
+
+  async cancel(id: number): Promise<Task> {
+    return this.mutate(id, (task) => transitions.cancelTask(task, this.timestamp()));
+  }
+
+  async release(id: number, actor: Actor = {}): Promise<Task> {
+    return this.mutate(id, (task) => transitions.releaseTask(task, actor, this.timestamp()));
+  }
+
+  /** Replaces a pending task's blockers; unknown ids, self-edges and cycles are refused. */
+  async setBlockers(id: number, rawBlockedBy: readonly number[]): Promise<Task> {
+    const blockedBy = dedupe(rawBlockedBy);
+    return this.locker.withLock(this.paths.boardLock, () => {
+      this.refuseUnknownBlockers(blockedBy);
+      if (blockedBy.includes(id)) {
+        throw new TeamdError('DEPENDENCY_CYCLE', `task ${id} cannot be blocked by itself`, { details: { id, cycle: [id, id] } });
+      }
+      const lookup = this.lookupFromDisk();
+      const cycle = findCycle(id, blockedBy, (other) => lookup(other)?.blockedBy ?? []);
+      if (cycle) {
+        throw new TeamdError('DEPENDENCY_CYCLE', `refused: task ${id} blocked by ${blockedBy.join(', ')} would close the cycle ${cycle.join(' -> ')}`, {
+          details: { id, cycle },
+        });
+      }
+      return this.mutate(id, (task) => transitions.updateBlockers(task, blockedBy, this.timestamp()));
+    });
+  }
+
+  private async mutate(id: number, change: (task: Task) => Task): Promise<Task> {
+    if (!this.store.exists(id)) this.store.require(id);
+    const handle = await this.locker.acquire(this.paths.taskFile(id));
+    try {
+      return this.writeUnderLock(handle, id, change);
+    } finally {
+      await handle.release();
+    }
+  }
+
+  /**
+   * The read-check-write. Synchronous from the read to the rename so that no timer (and no
+   * lock takeover noticed by one) can run in between; the bytes are compared again just
+   * before the rename, so a write by a process that took a stale lock is never overwritten.
+   */
+  private writeUnderLock(handle: LockHandle, id: number, change: (task: Task) => Task): Task {
+    if (handle.compromised) throw lostLock(id);
+    const { task, raw } = this.store.require(id);
+    const next = change(task);
+    if (this.store.readRaw(id) !== raw) {
+      throw new TeamdError('CONCURRENT_WRITE', `task ${id} was changed by another process while locked; retry the command`, { details: { id } });
+    }
+    this.store.write(next);
+    this.logger.info({ taskId: id, status: next.status, owner: next.owner, claim: next.claim }, 'task updated');
+    return next;
+  }
+
+  private claimUnderLock(handle: LockHandle, id: number, owner: string): Task | null {
+    try {
+      return this.writeUnderLock(handle, id, (task) =>
+        transitions.claimTask(task, owner, assessReadiness(task, this.lookupFromDisk()), this.timestamp()),
+      );
+    } catch (error) {
+      if (error instanceof TeamdError && (error.code === 'NOT_READY' || error.code === 'TASK_CORRUPT' || error.code === 'TASK_NOT_FOUND')) {
+        return null;
+      }
+      throw error;
+    }
+  }
+
+  /** Ready task ids in ascending order, read without locks (a stale answer is re-checked under the lock). */
+  private readyIdsLockFree(): number[] {
+    const lookup = this.lookupFromDisk();
+    const ready: number[] = [];
+    for (const id of this.store.listIds()) {
+      const task = lookup(id);
+      if (task && assessReadiness(task, lookup).ready) ready.push(id);
+    }
+    return ready;
+  }
+
+  /** Reads tasks on demand, each at most once per lookup. Missing and corrupt tasks read as undefined. */
+  private lookupFromDisk(): (id: number) => Task | undefined {
+    const cache = new Map<number, Task | undefined>();
+    return (id) => {
+      if (!cache.has(id)) {
+        const read = this.store.read(id);
+        cache.set(id, read.kind === 'ok' ? read.task : undefined);
+      }
+      return cache.get(id);
+    };
+  }
+
+  private refuseUnknownBlockers(blockedBy: readonly number[]): void {
+    const unknown = blockedBy.filter((id) => !this.store.exists(id));
+    if (unknown.length > 0) {
+      throw new TeamdError('UNKNOWN_BLOCKER', `unknown blocker task id(s): ${unknown.join(', ')} (see: teamd task list)`, {
+        details: { unknown },
+      });
+    }
+  }
+
+  private allocateId(): number {
+    const highest = this.store.listIds().at(-1) ?? 0;
+    return Math.max(this.readCounter(), highest + 1);
+  }
+
+  private readCounter(): number {
+    let raw: string;
+    try {
+      raw = fs.readFileSync(this.paths.taskCounter, 'utf8');
+    } catch (error) {
+      if (isNodeError(error, 'ENOENT')) return 1;
+      throw error;
+    }
+    try {
+      const next = (JSON.parse(raw) as { next?: unknown }).next;
+      if (typeof next === 'number' && Number.isInteger(next) && next > 0) return next;
+    } catch {
+      // fall through: a damaged counter is rebuilt from the task files below
+    }
+    this.logger.warn({ file: this.paths.taskCounter }, 'task id counter unreadable; continuing from the highest task file');
+    return 1;
+  }
+
+  private timestamp(): string {
+    return this.now().toISOString();
+  }
+}
+
+function lostLock(id: number): TeamdError {
+  return new TeamdError('CONCURRENT_WRITE', `lost the lock on task ${id} before writing (the process stalled); retry the command`, { details: { id } });
+}
+
+function dedupe(ids: readonly number[]): number[] {
+  for (const id of ids) {
+    if (!Number.isInteger(id) || id <= 0) throw new TeamdError('INVALID_INPUT', `invalid task id ${id}: ids are positive integers`);
+  }
+  return [...new Set(ids)].sort((a, b) => a - b);
+}
+
+function validateText(what: string, value: string, max: number, required: boolean): string {
+  if (required && value.length === 0) throw new TeamdError('INVALID_INPUT', `the ${what} is empty: give a short text`);
+  if (value.length > max) {
+    throw new TeamdError('INVALID_INPUT', `the ${what} is ${value.length} characters; the limit is ${max}. Put long text in a file and refer to it`, {
+      details: { what, length: value.length, max },
+    });
+  }
+  return value;
+}

@@ -1,0 +1,110 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { isNodeError, TeamdError } from '../errors.js';
+import { writeFileAtomicSync } from '../fs/atomic-write.js';
+import { TASK_FILE_PATTERN, type StatePaths } from '../paths.js';
+import { taskSchema, type Task } from './task.js';
+
+export type TaskRead =
+  | { readonly kind: 'ok'; readonly task: Task; readonly raw: string }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'corrupt'; readonly file: string; readonly reason: string; readonly raw: string };
+
+/** A task file that exists but cannot be used; left untouched on disk for a person to inspect. */
+export interface CorruptTask {
+  readonly id: number;
+  readonly file: string;
+  readonly reason: string;
+}
+
+/**
+ * Reads of task files. Writes are whole-file renames, so a read without the lock sees either the
+ * old or the new file, never a mix: lock-free reads are safe for listing and for skipping.
+ */
+export class TaskStore {
+  constructor(private readonly paths: StatePaths) {}
+
+  ensureDir(): void {
+    fs.mkdirSync(this.paths.tasksDir, { recursive: true });
+  }
+
+  /** Task ids with a file on disk, ascending. */
+  listIds(): number[] {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.paths.tasksDir);
+    } catch (error) {
+      if (isNodeError(error, 'ENOENT')) return [];
+      throw new TeamdError('IO', `cannot list ${this.paths.tasksDir}: ${(error as Error).message}`, { cause: error });
+    }
+    const ids: number[] = [];
+    for (const name of names) {
+      const match = TASK_FILE_PATTERN.exec(name);
+      if (match) ids.push(Number(match[1]));
+    }
+    return ids.sort((a, b) => a - b);
+  }
+
+  exists(id: number): boolean {
+    return fs.existsSync(this.paths.taskFile(id));
+  }
+
+  readRaw(id: number): string | null {
+    try {
+      return fs.readFileSync(this.paths.taskFile(id), 'utf8');
+    } catch (error) {
+      if (isNodeError(error, 'ENOENT')) return null;
+      throw new TeamdError('IO', `cannot read ${this.paths.taskFile(id)}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  read(id: number): TaskRead {
+    const raw = this.readRaw(id);
+    if (raw === null) return { kind: 'missing' };
+    return parseTask(id, raw, this.paths.taskFile(id));
+  }
+
+  /** The task, or a TASK_NOT_FOUND / TASK_CORRUPT error that says what to do. */
+  require(id: number): { task: Task; raw: string } {
+    const read = this.read(id);
+    switch (read.kind) {
+      case 'ok':
+        return read;
+      case 'missing':
+        throw new TeamdError('TASK_NOT_FOUND', `no task ${id} in ${this.paths.tasksDir} (see: teamd task list)`, { details: { id } });
+      case 'corrupt':
+        throw corruptError(id, read.file, read.reason);
+    }
+  }
+
+  write(task: Task): void {
+    writeFileAtomicSync(this.paths.taskFile(task.id), `${JSON.stringify(task, null, 2)}\n`);
+  }
+}
+
+export function corruptError(id: number, file: string, reason: string): TeamdError {
+  return new TeamdError(
+    'TASK_CORRUPT',
+    `task file ${file} is not a valid task (${reason}); it was left untouched: fix it by hand, or move it out of ${path.dirname(file)}`,
+    { details: { id, file } },
+  );
+}
+
+export function parseTask(id: number, raw: string, file: string): TaskRead {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    return { kind: 'corrupt', file, raw, reason: `not JSON: ${(error as Error).message}` };
+  }
+  const parsed = taskSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+    return { kind: 'corrupt', file, raw, reason: `${where}${issue?.message ?? 'invalid'}` };
+  }
+  if (parsed.data.id !== id) {
+    return { kind: 'corrupt', file, raw, reason: `it says id ${parsed.data.id} but its file name says ${id}` };
+  }
+  return { kind: 'ok', task: parsed.data, raw };
+}

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { nameSchema } from '../names.js';
+
+export const TASK_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'cancelled'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+export const MAX_SUBJECT_CHARS = 200;
+export const MAX_DESCRIPTION_CHARS = 64 * 1024;
+export const MAX_RESULT_CHARS = 256 * 1024;
+
+const isoTimestamp = z.iso.datetime({ offset: true });
+
+export const taskIdSchema = z.number().int().positive();
+
+/** The task file's wire format. Unknown extra fields are kept so other tools can annotate tasks. */
+export const taskSchema = z.looseObject({
+  id: taskIdSchema,
+  subject: z.string().min(1).max(MAX_SUBJECT_CHARS),
+  description: z.string().max(MAX_DESCRIPTION_CHARS),
+  status: z.enum(TASK_STATUSES),
+  owner: nameSchema.nullable(),
+  blockedBy: z.array(taskIdSchema),
+  claim: z.number().int().nonnegative(),
+  createdAt: isoTimestamp,
+  updatedAt: isoTimestamp,
+  claimedAt: isoTimestamp.nullable(),
+  completedAt: isoTimestamp.nullable(),
+  result: z.string().max(MAX_RESULT_CHARS).nullable(),
+}).refine((task) => (task.status === 'pending') === (task.owner === null) || isTerminalStatus(task.status), {
+  message: 'a pending task has no owner and an in_progress task has one',
+});
+
+export type Task = z.infer<typeof taskSchema>;
+
+export const isTerminal = isTerminalStatus;
+
+function isTerminalStatus(status: TaskStatus): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}

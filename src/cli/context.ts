@@ -1,0 +1,32 @@
+import fs from 'node:fs';
+import { Board } from '../board/board.js';
+import { TeamdError } from '../errors.js';
+import { FileLocker } from '../fs/file-lock.js';
+import { createLogger, type Logger } from '../logger.js';
+import { resolveStateDir, statePaths, type StatePaths } from '../paths.js';
+import type { Io } from './output.js';
+
+export interface CommandContext {
+  readonly paths: StatePaths;
+  readonly logger: Logger;
+  readonly board: Board;
+}
+
+/**
+ * Wires the library for one CLI command. Commands that write create the state folder;
+ * read-only ones refuse a missing folder, so a mistyped --dir is not shown as an empty board.
+ */
+export function openContext(io: Io, dir: string | undefined, mode: 'read' | 'write'): CommandContext {
+  const paths = statePaths(resolveStateDir({ dir, env: io.env, cwd: io.cwd }));
+  if (mode === 'write') fs.mkdirSync(paths.root, { recursive: true });
+  else if (!fs.existsSync(paths.root)) {
+    throw new TeamdError(
+      'STATE_DIR_MISSING',
+      `no teamd state folder at ${paths.root}: pass --dir <path> (or set TEAMD_DIR) to use another one, or add a task to create it`,
+      { details: { dir: paths.root } },
+    );
+  }
+  const logger = createLogger({ destination: paths.logFile('cli'), bindings: { component: 'cli' } });
+  const locker = new FileLocker({ logger });
+  return { paths, logger, board: new Board({ paths, locker, logger }) };
+}

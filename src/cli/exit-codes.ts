@@ -1,0 +1,35 @@
+import { assertNever, type ErrorCode } from '../errors.js';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_NOTHING_READY = 3;
+/** The board refused a change because of its state: not ready, not yours, stale claim, wrong status. */
+export const EXIT_CONFLICT = 4;
+
+export function exitCodeFor(code: ErrorCode): number {
+  switch (code) {
+    case 'USAGE':
+    case 'INVALID_INPUT':
+    case 'INVALID_NAME':
+      return EXIT_USAGE;
+    case 'NOTHING_READY':
+      return EXIT_NOTHING_READY;
+    case 'NOT_READY':
+    case 'NOT_OWNER':
+    case 'STALE_CLAIM':
+    case 'INVALID_TRANSITION':
+    case 'CONCURRENT_WRITE':
+    case 'UNKNOWN_BLOCKER':
+    case 'DEPENDENCY_CYCLE':
+      return EXIT_CONFLICT;
+    case 'STATE_DIR_MISSING':
+    case 'TASK_NOT_FOUND':
+    case 'TASK_CORRUPT':
+    case 'LOCK_TIMEOUT':
+    case 'IO':
+      return EXIT_FAILURE;
+    default:
+      return assertNever(code);
+  }
+}

@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { TeamdError } from '../errors.js';
+import { taskCommand } from './commands/task.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
+import type { Io } from './output.js';
+
+function packageVersion(): string {
+  const raw: unknown = JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
+  return typeof raw === 'object' && raw !== null && 'version' in raw ? String(raw.version) : 'unknown';
+}
+
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
+}
+
+/** Errors print one line plus the usage of the command that was wrong, then exit 2. */
+function configureErrors(command: Command, io: Io): void {
+  const path = commandPath(command);
+  command
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (text, write) => write(`teamd: ${text.replace(/^error: /, '')}`) })
+    .showHelpAfterError(`usage: ${path} ${command.usage()}\nrun '${path} --help' for details`);
+  for (const sub of command.commands) configureErrors(sub, io);
+}
+
+export function buildProgram(io: Io): Command {
+  const program = new Command('teamd')
+    .description('runs a team of autonomous LLM coding agents on this machine, coordinating through files in a state folder')
+    .version(packageVersion(), '-V, --version')
+    .showSuggestionAfterError()
+    .addCommand(taskCommand(io));
+  configureErrors(program, io);
+  return program;
+}
+
+/** The only place errors become exit codes and text. */
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return EXIT_OK;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT_OK;
+      return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    if (error instanceof TeamdError) {
+      io.err(`teamd: ${error.message}\n`);
+      return exitCodeFor(error.code);
+    }
+    io.err(`teamd: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT_FAILURE;
+  }
+}

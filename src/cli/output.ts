@@ -1,0 +1,75 @@
+import type { BoardListing, TaskView } from '../board/board.js';
+import type { Task } from '../board/task.js';
+
+/** Where the CLI writes. Injected so commands never reach for process globals. */
+export interface Io {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+}
+
+export function processIo(): Io {
+  return {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+  };
+}
+
+export function printJson(io: Io, value: unknown): void {
+  io.out(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function printProblems(io: Io, listing: BoardListing): void {
+  for (const problem of listing.problems) {
+    io.err(`warning: skipped ${problem.file}: ${problem.reason}. The file was left untouched; fix it or move it aside.\n`);
+  }
+}
+
+function readinessNote(task: TaskView): string {
+  if (task.status !== 'pending') return '';
+  if (task.stuck) return `stuck: blocker ${task.stuckOn.join(', ')} failed or cancelled`;
+  if (task.ready) return 'ready';
+  return `waiting on ${task.waitingOn.join(', ')}`;
+}
+
+export function formatTaskTable(tasks: readonly TaskView[]): string {
+  if (tasks.length === 0) return 'no tasks\n';
+  const rows = tasks.map((task) => [String(task.id), task.status, task.owner ?? '-', task.subject, readinessNote(task)]);
+  const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length), ['ID', 'STATUS', 'OWNER'][column]!.length));
+  const pad = (row: string[]): string =>
+    `${row
+      .slice(0, 3)
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')}  ${row[3]}${row[4] ? `  [${row[4]}]` : ''}`.trimEnd();
+  return `${[pad(['ID', 'STATUS', 'OWNER', 'SUBJECT', '']), ...rows.map(pad)].join('\n')}\n`;
+}
+
+export function formatTask(task: TaskView): string {
+  const lines = [
+    `task ${task.id}: ${task.subject}`,
+    `  status:     ${task.status}${readinessNote(task) ? ` (${readinessNote(task)})` : ''}`,
+    `  owner:      ${task.owner ?? '-'}   claim: ${task.claim}`,
+    `  blocked by: ${task.blockedBy.length > 0 ? task.blockedBy.join(', ') : '-'}`,
+    `  created:    ${task.createdAt}`,
+    `  updated:    ${task.updatedAt}`,
+  ];
+  if (task.claimedAt) lines.push(`  claimed:    ${task.claimedAt}`);
+  if (task.completedAt) lines.push(`  finished:   ${task.completedAt}`);
+  if (task.description) lines.push('  description:', indent(task.description));
+  if (task.result !== null) lines.push(task.status === 'failed' ? '  reason:' : '  result:', indent(task.result));
+  return `${lines.join('\n')}\n`;
+}
+
+export function formatChange(task: Task, verb: string): string {
+  return `task ${task.id} ${verb}${task.owner ? ` (owner ${task.owner}, claim ${task.claim})` : ''}: ${task.subject}\n`;
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+}

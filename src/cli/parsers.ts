@@ -1,0 +1,29 @@
+import { InvalidArgumentError } from 'commander';
+import { TASK_STATUSES, type TaskStatus } from '../board/task.js';
+import { NAME_PATTERN } from '../names.js';
+
+export function parseTaskId(raw: string): number {
+  if (!/^[1-9]\d{0,14}$/.test(raw.trim())) throw new InvalidArgumentError(`expected a task id (a positive whole number such as 3), got ${JSON.stringify(raw)}.`);
+  return Number(raw.trim());
+}
+
+export function parseTaskIdList(raw: string): number[] {
+  const parts = raw.split(',').map((part) => part.trim()).filter((part) => part.length > 0);
+  if (parts.length === 0) throw new InvalidArgumentError(`expected task ids separated by commas (e.g. 1,2), got ${JSON.stringify(raw)}.`);
+  return parts.map(parseTaskId);
+}
+
+export function parseStatus(raw: string): TaskStatus {
+  if ((TASK_STATUSES as readonly string[]).includes(raw)) return raw as TaskStatus;
+  throw new InvalidArgumentError(`expected one of ${TASK_STATUSES.join(', ')}, got ${JSON.stringify(raw)}.`);
+}
+
+export function parseMemberName(raw: string): string {
+  if (NAME_PATTERN.test(raw)) return raw;
+  throw new InvalidArgumentError(`expected a name of 1-32 characters a-z, 0-9, '_' or '-' starting with a letter (e.g. alice), got ${JSON.stringify(raw)}.`);
+}
+
+export function parseNonNegativeInt(raw: string): number {
+  if (!/^\d{1,15}$/.test(raw.trim())) throw new InvalidArgumentError(`expected a whole number, got ${JSON.stringify(raw)}.`);
+  return Number(raw.trim());
+}

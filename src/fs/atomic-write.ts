@@ -1,0 +1,44 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+/** Temp files are dot-prefixed and end in .tmp so listings never mistake them for data. */
+export function isTempFile(name: string): boolean {
+  return name.startsWith('.') && name.endsWith('.tmp');
+}
+
+/**
+ * Writes a file whole or not at all: temp file in the same folder (wx), write, fsync, close,
+ * rename over the target, then fsync the folder so the rename itself survives a crash.
+ * Synchronous on purpose: callers hold a lock, and no timer may run between check and write.
+ */
+export function writeFileAtomicSync(target: string, data: string): void {
+  const dir = path.dirname(target);
+  const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const fd = fs.openSync(temp, 'wx', 0o644);
+  try {
+    fs.writeSync(fd, data);
+    fs.fsyncSync(fd);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+  fs.closeSync(fd);
+  try {
+    fs.renameSync(temp, target);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+  fsyncDirSync(dir);
+}
+
+export function fsyncDirSync(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,0 +1,155 @@
+import fs from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
+import lockfile from 'proper-lockfile';
+import { TeamdError, isNodeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+
+export interface LockTimings {
+  /** A lock not refreshed for this long is taken over (proper-lockfile's minimum is 2000). */
+  readonly staleMs: number;
+  /** How often a holder refreshes its lock's mtime. */
+  readonly updateMs: number;
+  /** How long acquire() waits for a held lock before giving up. Must exceed staleMs so a dead holder is outlived. */
+  readonly acquireTimeoutMs: number;
+  readonly retryMinMs: number;
+  readonly retryMaxMs: number;
+}
+
+/**
+ * 5 s stale: a holder killed -9 delays others by at most ~5 s, while a live holder refreshes
+ * every second, so only an event loop stalled for 5 s loses its lock (fencing covers that case).
+ */
+export const DEFAULT_LOCK_TIMINGS: LockTimings = {
+  staleMs: 5_000,
+  updateMs: 1_000,
+  acquireTimeoutMs: 20_000,
+  retryMinMs: 1,
+  retryMaxMs: 25,
+};
+
+/** proper-lockfile may truncate mtimes to whole seconds: keep this margin before trusting our own age. */
+const MTIME_PRECISION_MARGIN_MS = 1_000;
+
+export interface LockHandle {
+  readonly target: string;
+  /** True once proper-lockfile reports that another process may have taken the lock over. */
+  readonly compromised: boolean;
+  release(): Promise<void>;
+}
+
+interface LockIdentity {
+  readonly ino: number;
+  readonly birthtimeMs: number;
+}
+
+export interface FileLockerDeps {
+  readonly logger: Logger;
+  readonly timings?: Partial<LockTimings>;
+  readonly now?: () => number;
+}
+
+export class FileLocker {
+  readonly timings: LockTimings;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+
+  constructor(deps: FileLockerDeps) {
+    this.timings = { ...DEFAULT_LOCK_TIMINGS, ...deps.timings };
+    this.logger = deps.logger;
+    this.now = deps.now ?? Date.now;
+  }
+
+  lockPathOf(target: string): string {
+    return `${target}.lock`;
+  }
+
+  /** One attempt: a handle, or null when a live holder has it. */
+  async tryAcquire(target: string): Promise<LockHandle | null> {
+    let compromised = false;
+    let release: () => Promise<void>;
+    try {
+      release = await lockfile.lock(target, {
+        stale: this.timings.staleMs,
+        update: this.timings.updateMs,
+        retries: 0,
+        realpath: false,
+        onCompromised: (error) => {
+          compromised = true;
+          this.logger.error({ err: error, lock: this.lockPathOf(target) }, 'lock compromised: another process may have taken it over');
+        },
+      });
+    } catch (error) {
+      if (isNodeError(error, 'ELOCKED')) return null;
+      throw new TeamdError('IO', `cannot lock ${target}: ${(error as Error).message}`, { cause: error });
+    }
+    const acquiredAt = this.now();
+    const identity = this.identityOf(target);
+    return {
+      target,
+      get compromised() {
+        return compromised;
+      },
+      release: async () => {
+        if (compromised || !this.stillOurs(target, acquiredAt, identity)) {
+          this.logger.warn({ lock: this.lockPathOf(target) }, 'not releasing a lock that may now belong to another process; it will go stale');
+          return;
+        }
+        try {
+          await release();
+        } catch (error) {
+          if (!isNodeError(error, 'ERELEASED')) throw error;
+        }
+      },
+    };
+  }
+
+  async acquire(target: string): Promise<LockHandle> {
+    const deadline = this.now() + this.timings.acquireTimeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      const handle = await this.tryAcquire(target);
+      if (handle) return handle;
+      if (this.now() >= deadline) {
+        throw new TeamdError(
+          'LOCK_TIMEOUT',
+          `timed out after ${this.timings.acquireTimeoutMs} ms waiting for ${this.lockPathOf(target)}: another process keeps it fresh. ` +
+            `If no teamd process is running, remove that folder by hand.`,
+          { details: { lock: this.lockPathOf(target) } },
+        );
+      }
+      await delay(this.backoff(attempt));
+    }
+  }
+
+  async withLock<T>(target: string, fn: (handle: LockHandle) => T | Promise<T>): Promise<T> {
+    const handle = await this.acquire(target);
+    try {
+      return await fn(handle);
+    } finally {
+      await handle.release();
+    }
+  }
+
+  private backoff(attempt: number): number {
+    const ceiling = Math.min(this.timings.retryMaxMs, this.timings.retryMinMs * 1.5 ** attempt);
+    return this.timings.retryMinMs + Math.random() * Math.max(0, ceiling - this.timings.retryMinMs);
+  }
+
+  private identityOf(target: string): LockIdentity | null {
+    try {
+      const stat = fs.statSync(this.lockPathOf(target));
+      return { ino: stat.ino, birthtimeMs: stat.birthtimeMs };
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * proper-lockfile's release() removes whatever lock folder is there. If our event loop stalled
+   * past staleMs, that may be a newer owner's lock: check it is still the folder we created.
+   */
+  private stillOurs(target: string, acquiredAt: number, identity: LockIdentity | null): boolean {
+    if (this.now() - acquiredAt < this.timings.staleMs - MTIME_PRECISION_MARGIN_MS) return true;
+    const current = this.identityOf(target);
+    return identity !== null && current !== null && current.ino === identity.ino && current.birthtimeMs === identity.birthtimeMs;
+  }
+}

@@ -1,0 +1,61 @@
+import path from 'node:path';
+
+/** Every path teamd uses, derived from one state folder. Nothing else builds paths by hand. */
+export interface StatePaths {
+  readonly root: string;
+  readonly config: string;
+  readonly tasksDir: string;
+  /** Lock target guarding id allocation and dependency edits across the whole board. */
+  readonly boardLock: string;
+  /** High-water mark of allocated task ids, so ids are never reused. */
+  readonly taskCounter: string;
+  readonly inboxDir: string;
+  readonly cursorsDir: string;
+  readonly sessionsDir: string;
+  readonly logsDir: string;
+  readonly runDir: string;
+  readonly daemonPid: string;
+  readonly daemonSocket: string;
+  taskFile(id: number): string;
+  inboxFile(name: string): string;
+  cursorFile(name: string): string;
+  sessionFile(name: string): string;
+  logFile(name: string): string;
+}
+
+export const TASK_FILE_PATTERN = /^task_(\d+)\.json$/;
+
+export function resolveStateDir(options: { dir?: string | undefined; env?: NodeJS.ProcessEnv; cwd?: string }): string {
+  const cwd = options.cwd ?? process.cwd();
+  const chosen = options.dir ?? options.env?.TEAMD_DIR ?? '.team';
+  return path.resolve(cwd, chosen);
+}
+
+export function statePaths(stateDir: string): StatePaths {
+  const root = path.resolve(stateDir);
+  const tasksDir = path.join(root, 'tasks');
+  const inboxDir = path.join(root, 'inbox');
+  const cursorsDir = path.join(root, 'cursors');
+  const sessionsDir = path.join(root, 'sessions');
+  const logsDir = path.join(root, 'logs');
+  const runDir = path.join(root, 'run');
+  return {
+    root,
+    config: path.join(root, 'config.json'),
+    tasksDir,
+    boardLock: path.join(tasksDir, '.board'),
+    taskCounter: path.join(tasksDir, '.next-id'),
+    inboxDir,
+    cursorsDir,
+    sessionsDir,
+    logsDir,
+    runDir,
+    daemonPid: path.join(runDir, 'daemon.pid'),
+    daemonSocket: path.join(runDir, 'daemon.sock'),
+    taskFile: (id) => path.join(tasksDir, `task_${id}.json`),
+    inboxFile: (name) => path.join(inboxDir, `${name}.jsonl`),
+    cursorFile: (name) => path.join(cursorsDir, `${name}.json`),
+    sessionFile: (name) => path.join(sessionsDir, `${name}.jsonl`),
+    logFile: (name) => path.join(logsDir, `${name}.log`),
+  };
+}
