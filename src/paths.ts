@@ -27,7 +27,8 @@ export const TASK_FILE_PATTERN = /^task_(\d+)\.json$/;
 
 export function resolveStateDir(options: { dir?: string | undefined; env?: NodeJS.ProcessEnv; cwd?: string }): string {
   const cwd = options.cwd ?? process.cwd();
-  const chosen = options.dir ?? options.env?.TEAMD_DIR ?? '.team';
+  // An empty TEAMD_DIR counts as unset rather than meaning the current folder.
+  const chosen = options.dir ?? (options.env?.TEAMD_DIR || '.team');
   return path.resolve(cwd, chosen);
 }
 

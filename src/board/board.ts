@@ -123,13 +123,17 @@ export class Board {
   /** Claims the lowest-id ready task, or returns null when none is ready. */
   async claimNext(owner: string): Promise<Task | null> {
     parseName(owner, 'owner');
-    for (;;) {
+    for (let pass = 0; ; pass++) {
       const candidates = this.readyIdsLockFree();
       if (candidates.length === 0) return null;
+      let sawLocked = false;
       for (const id of candidates) {
         // A held lock means another claimer is on this task right now: try the next one instead of queueing.
         const handle = await this.locker.tryAcquire(this.paths.taskFile(id));
-        if (!handle) continue;
+        if (!handle) {
+          sawLocked = true;
+          continue;
+        }
         try {
           const claimed = this.claimUnderLock(handle, id, owner);
           if (claimed) return claimed;
@@ -137,6 +141,8 @@ export class Board {
           await handle.release();
         }
       }
+      // Every candidate was locked by someone else (perhaps a dead holder whose lock must go stale): back off.
+      if (sawLocked) await this.locker.pause(pass);
     }
   }
 

@@ -116,7 +116,7 @@ export class FileLocker {
           { details: { lock: this.lockPathOf(target) } },
         );
       }
-      await delay(this.backoff(attempt));
+      await this.pause(attempt);
     }
   }
 
@@ -127,6 +127,11 @@ export class FileLocker {
     } finally {
       await handle.release();
     }
+  }
+
+  /** Waits the jittered backoff for the given retry attempt. */
+  async pause(attempt: number): Promise<void> {
+    await delay(this.backoff(attempt));
   }
 
   private backoff(attempt: number): number {
