@@ -7,7 +7,8 @@ import { parseName } from '../names.js';
 import type { StatePaths } from '../paths.js';
 import { assessReadiness, findCycle, type Readiness, type StatusLookup } from './readiness.js';
 import { MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, MAX_SUBJECT_CHARS, type Task, type TaskStatus } from './task.js';
-import { TaskStore, type CorruptTask } from './task-store.js';
+import { SummaryCache } from './summary-cache.js';
+import { TaskStore, type CorruptTask, type TaskSummary } from './task-store.js';
 import * as transitions from './transitions.js';
 import type { Actor } from './transitions.js';
 
@@ -49,6 +50,7 @@ export class Board {
   private readonly locker: FileLocker;
   private readonly logger: Logger;
   private readonly now: () => Date;
+  private readonly summaries: SummaryCache;
 
   constructor(deps: BoardDeps) {
     this.paths = deps.paths;
@@ -56,6 +58,7 @@ export class Board {
     this.locker = deps.locker;
     this.logger = deps.logger;
     this.now = deps.now ?? (() => new Date());
+    this.summaries = new SummaryCache();
   }
 
   async add(input: NewTask): Promise<Task> {
@@ -124,14 +127,24 @@ export class Board {
   async claimNext(owner: string): Promise<Task | null> {
     parseName(owner, 'owner');
     for (let pass = 0; ; pass++) {
-      const candidates = this.readyIdsLockFree();
-      if (candidates.length === 0) return null;
+      let sawCandidate = false;
       let sawLocked = false;
-      for (const id of candidates) {
+      let skip = 0;
+      for (const id of this.candidates()) {
+        sawCandidate = true;
+        if (skip > 0) {
+          skip--;
+          continue;
+        }
+        // The scan may be a few claims old: a fresh lock-free read skips a task just taken, far cheaper than locking it.
+        const fresh = this.store.peek(id);
+        if (fresh?.status !== 'pending' || fresh.owner !== null) continue;
         // A held lock means another claimer is on this task right now: try the next one instead of queueing.
         const handle = await this.locker.tryAcquire(this.paths.taskFile(id));
         if (!handle) {
           sawLocked = true;
+          // Others are claiming here: jump a few candidates ahead so racers spread out instead of queueing in step.
+          skip = Math.floor(Math.random() * 4);
           continue;
         }
         try {
@@ -141,6 +154,7 @@ export class Board {
           await handle.release();
         }
       }
+      if (!sawCandidate) return null;
       // Every candidate was locked by someone else (perhaps a dead holder whose lock must go stale): back off.
       if (sawLocked) await this.locker.pause(pass);
     }
@@ -223,15 +237,31 @@ export class Board {
     }
   }
 
-  /** Ready task ids in ascending order, read without locks (a stale answer is re-checked under the lock). */
-  private readyIdsLockFree(): number[] {
-    const lookup = this.lookupFromDisk();
-    const ready: number[] = [];
+  /** The cached scan can pass over a task released a moment ago, so an empty answer is re-read in full. */
+  private *candidates(): Generator<number> {
+    let found = false;
+    for (const id of this.readyIdsLockFree(true)) {
+      found = true;
+      yield id;
+    }
+    if (!found) yield* this.readyIdsLockFree(false);
+  }
+
+  /**
+   * Ready task ids in ascending order, read lazily without locks: files change only by rename,
+   * so a read is whole, and a stale answer is re-checked under the lock.
+   */
+  private *readyIdsLockFree(useCache: boolean): Generator<number> {
+    const seen = new Map<number, TaskSummary | undefined>();
+    const read = (id: number): TaskSummary | undefined => this.store.peek(id);
+    const lookup = (id: number): TaskSummary | undefined => {
+      if (!seen.has(id)) seen.set(id, useCache ? this.summaries.get(id, this.paths.taskFile, () => read(id)) : read(id));
+      return seen.get(id);
+    };
     for (const id of this.store.listIds()) {
       const task = lookup(id);
-      if (task && assessReadiness(task, lookup).ready) ready.push(id);
+      if (task && assessReadiness(task, lookup).ready) yield id;
     }
-    return ready;
   }
 
   /** Reads tasks on demand, each at most once per lookup. Missing and corrupt tasks read as undefined. */

@@ -3,7 +3,9 @@ import path from 'node:path';
 import { isNodeError, TeamdError } from '../errors.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { TASK_FILE_PATTERN, type StatePaths } from '../paths.js';
-import { taskSchema, type Task } from './task.js';
+import { taskSchema, type Task, type TaskStatus } from './task.js';
+
+export type TaskSummary = Pick<Task, 'status' | 'owner' | 'blockedBy'>;
 
 export type TaskRead =
   | { readonly kind: 'ok'; readonly task: Task; readonly raw: string }
@@ -62,6 +64,23 @@ export class TaskStore {
     const raw = this.readRaw(id);
     if (raw === null) return { kind: 'missing' };
     return parseTask(id, raw, this.paths.taskFile(id));
+  }
+
+  /**
+   * The fields readiness needs, parsed cheaply without the full schema: for lock-free scans,
+   * whose answer is re-checked with the full schema under the lock. Undefined if unusable.
+   */
+  peek(id: number): TaskSummary | undefined {
+    const raw = this.readRaw(id);
+    if (raw === null) return undefined;
+    try {
+      const json = JSON.parse(raw) as Partial<Record<keyof TaskSummary, unknown>>;
+      if (typeof json.status !== 'string' || !Array.isArray(json.blockedBy)) return undefined;
+      if (json.owner !== null && typeof json.owner !== 'string') return undefined;
+      return { status: json.status as TaskStatus, owner: json.owner, blockedBy: json.blockedBy as number[] };
+    } catch {
+      return undefined;
+    }
   }
 
   /** The task, or a TASK_NOT_FOUND / TASK_CORRUPT error that says what to do. */

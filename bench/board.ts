@@ -1,0 +1,102 @@
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { Board } from '../src/board/board.js';
+import { FileLocker } from '../src/fs/file-lock.js';
+import { createLogger } from '../src/logger.js';
+import { statePaths } from '../src/paths.js';
+import { formatMs, percentile, table } from './stats.js';
+
+const TASKS = 500;
+const RACER = path.join(import.meta.dirname, 'board-racer.js');
+
+interface RunResult {
+  readonly mode: 'locked' | 'unlocked';
+  readonly racers: number;
+  readonly claims: number;
+  readonly distinct: number;
+  readonly tornReads: number;
+  readonly wallMs: number;
+  readonly latencies: number[];
+}
+
+interface RacerReport {
+  readonly claims: [number, number][];
+  readonly tornReads: number;
+}
+
+function racerOutput(child: ChildProcessByStdio<Writable, Readable, null>): { ready: Promise<void>; done: Promise<RacerReport> } {
+  let out = '';
+  let markReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    if (out.startsWith('ready\n')) markReady();
+  });
+  const done = new Promise<RacerReport>((resolve, reject) => {
+    child.once('close', (code) => {
+      if (code === 0) resolve(JSON.parse(out.slice('ready\n'.length)) as RacerReport);
+      else reject(new Error(`racer exited with code ${code}`));
+    });
+  });
+  return { ready, done };
+}
+
+async function seed(dir: string): Promise<void> {
+  const logger = createLogger();
+  const board = new Board({ paths: statePaths(dir), locker: new FileLocker({ logger }), logger });
+  for (let i = 0; i < TASKS; i++) await board.add({ subject: `bench task ${i + 1}` });
+}
+
+async function run(mode: 'locked' | 'unlocked', racers: number): Promise<RunResult> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamd-bench-board-'));
+  try {
+    await seed(dir);
+    const children = Array.from({ length: racers }, (_, i) =>
+      spawn(process.execPath, [RACER, dir, `racer-${i}`, mode], { stdio: ['pipe', 'pipe', 'inherit'] }),
+    );
+    const outputs = children.map((child) => racerOutput(child));
+    // Start the clock only once every racer has loaded, so process start-up is not timed.
+    await Promise.all(outputs.map((output) => output.ready));
+    const started = performance.now();
+    for (const child of children) child.stdin.end('go\n');
+    const results = await Promise.all(outputs.map((output) => output.done));
+    const all = results.flatMap((result) => result.claims);
+    const wallMs = performance.now() - started;
+    return {
+      mode,
+      racers,
+      claims: all.length,
+      distinct: new Set(all.map(([id]) => id)).size,
+      tornReads: results.reduce((sum, result) => sum + result.tornReads, 0),
+      wallMs,
+      latencies: all.map(([, ms]) => ms),
+    };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function benchBoard(): Promise<void> {
+  const rows: string[][] = [];
+  for (const mode of ['locked', 'unlocked'] as const) {
+    for (const racers of [1, 4, 8]) {
+      const result = await run(mode, racers);
+      rows.push([
+        mode === 'locked' ? 'teamd (locked)' : 'unlocked RMW',
+        String(racers),
+        String(result.claims),
+        String(result.distinct),
+        String(result.claims - result.distinct),
+        String(result.tornReads),
+        ((result.claims / result.wallMs) * 1000).toFixed(0),
+        formatMs(percentile(result.latencies, 50)),
+        formatMs(percentile(result.latencies, 99)),
+      ]);
+    }
+  }
+  process.stdout.write(`board: ${TASKS} ready tasks per run, racers are separate processes, ${os.cpus().length} cores, node ${process.version}\n`);
+  process.stdout.write(`${table(['claim', 'racers', 'claims', 'tasks', 'double', 'torn reads', 'claims/s', 'p50 ms', 'p99 ms'], rows)}\n`);
+}

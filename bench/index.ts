@@ -1,0 +1,12 @@
+import { benchBoard } from './board.js';
+
+const BENCHES: Record<string, () => Promise<void>> = { board: benchBoard };
+
+const requested = process.argv.slice(2);
+const unknown = requested.filter((name) => !(name in BENCHES));
+if (unknown.length > 0) {
+  process.stderr.write(`unknown benchmark(s): ${unknown.join(', ')}; available: ${Object.keys(BENCHES).join(', ')}\n`);
+  process.exitCode = 2;
+} else {
+  for (const name of requested.length > 0 ? requested : Object.keys(BENCHES)) await BENCHES[name]!();
+}
