@@ -9,7 +9,7 @@ import { createLogger } from '../src/logger.js';
 import { statePaths } from '../src/paths.js';
 import { formatMs, percentile, table } from './stats.js';
 
-const TASKS = 500;
+const TASKS = Number(process.env.BENCH_TASKS ?? 500);
 const RACER = path.join(import.meta.dirname, 'board-racer.js');
 
 interface RunResult {

@@ -7,8 +7,8 @@ import { parseName } from '../names.js';
 import type { StatePaths } from '../paths.js';
 import { assessReadiness, findCycle, type Readiness, type StatusLookup } from './readiness.js';
 import { MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, MAX_SUBJECT_CHARS, type Task, type TaskStatus } from './task.js';
-import { SummaryCache } from './summary-cache.js';
-import { TaskStore, type CorruptTask, type TaskSummary } from './task-store.js';
+import { ReadyScanner } from './ready-scanner.js';
+import { TaskStore, type CorruptTask } from './task-store.js';
 import * as transitions from './transitions.js';
 import type { Actor } from './transitions.js';
 
@@ -50,7 +50,7 @@ export class Board {
   private readonly locker: FileLocker;
   private readonly logger: Logger;
   private readonly now: () => Date;
-  private readonly summaries: SummaryCache;
+  private readonly scanner: ReadyScanner;
 
   constructor(deps: BoardDeps) {
     this.paths = deps.paths;
@@ -58,7 +58,7 @@ export class Board {
     this.locker = deps.locker;
     this.logger = deps.logger;
     this.now = deps.now ?? (() => new Date());
-    this.summaries = new SummaryCache();
+    this.scanner = new ReadyScanner(this.store, this.paths.taskFile);
   }
 
   async add(input: NewTask): Promise<Task> {
@@ -130,7 +130,7 @@ export class Board {
       let sawCandidate = false;
       let sawLocked = false;
       let skip = 0;
-      for (const id of this.candidates()) {
+      for (const id of this.scanner.candidates()) {
         sawCandidate = true;
         if (skip > 0) {
           skip--;
@@ -234,33 +234,6 @@ export class Board {
         return null;
       }
       throw error;
-    }
-  }
-
-  /** The cached scan can pass over a task released a moment ago, so an empty answer is re-read in full. */
-  private *candidates(): Generator<number> {
-    let found = false;
-    for (const id of this.readyIdsLockFree(true)) {
-      found = true;
-      yield id;
-    }
-    if (!found) yield* this.readyIdsLockFree(false);
-  }
-
-  /**
-   * Ready task ids in ascending order, read lazily without locks: files change only by rename,
-   * so a read is whole, and a stale answer is re-checked under the lock.
-   */
-  private *readyIdsLockFree(useCache: boolean): Generator<number> {
-    const seen = new Map<number, TaskSummary | undefined>();
-    const read = (id: number): TaskSummary | undefined => this.store.peek(id);
-    const lookup = (id: number): TaskSummary | undefined => {
-      if (!seen.has(id)) seen.set(id, useCache ? this.summaries.get(id, this.paths.taskFile, () => read(id)) : read(id));
-      return seen.get(id);
-    };
-    for (const id of this.store.listIds()) {
-      const task = lookup(id);
-      if (task && assessReadiness(task, lookup).ready) yield id;
     }
   }
 

@@ -37,8 +37,9 @@ export class SummaryCache {
     this.options = { ...DEFAULT_SUMMARY_CACHE, ...options };
   }
 
-  get(id: number, fileOf: (id: number) => string, read: () => TaskSummary | undefined): TaskSummary | undefined {
-    const cached = this.entries.get(id);
+  /** The task's summary, from the cache when it is known unchanged; `fresh` always reads (and refreshes the cache). */
+  get(id: number, fileOf: (id: number) => string, read: () => TaskSummary | undefined, fresh = false): TaskSummary | undefined {
+    const cached = fresh ? undefined : this.entries.get(id);
     const now = this.now();
     if (cached?.summary && this.trusted(cached, cached.summary, now)) return cached.summary;
     let stat: fs.Stats;

@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SummaryCache } from '../../src/board/summary-cache.js';
+import type { TaskSummary } from '../../src/board/task-store.js';
+import { writeFileAtomicSync } from '../../src/fs/atomic-write.js';
+import { openBoard } from '../helpers/board.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+describe('claim-next in a long-running process (cached scans)', () => {
+  it('finds a task another process released after this one cached it as taken', async () => {
+    const root = makeTempDir();
+    const worker = openBoard(root).board;
+    const lead = openBoard(root).board;
+    await lead.add({ subject: 'a' });
+    await lead.add({ subject: 'b' });
+    expect((await worker.claimNext('alice'))?.id).toBe(1);
+    expect((await worker.claimNext('alice'))?.id).toBe(2);
+    await lead.release(1);
+    expect((await worker.claimNext('alice'))?.id).toBe(1);
+    expect(await worker.claimNext('alice')).toBeNull();
+  });
+
+  it('finds a task another process added after this one last listed the board', async () => {
+    const root = makeTempDir();
+    const worker = openBoard(root).board;
+    const lead = openBoard(root).board;
+    await lead.add({ subject: 'a' });
+    expect((await worker.claimNext('alice'))?.id).toBe(1);
+    expect(await worker.claimNext('alice')).toBeNull();
+    await lead.add({ subject: 'b' });
+    expect((await worker.claimNext('alice'))?.id).toBe(2);
+  });
+
+  it('sees a dependent become ready when another process completes its blocker', async () => {
+    const root = makeTempDir();
+    const worker = openBoard(root).board;
+    const lead = openBoard(root).board;
+    await lead.add({ subject: 'a' });
+    await lead.add({ subject: 'b', blockedBy: [1] });
+    await lead.claim(1, 'bob');
+    expect(await worker.claimNext('alice')).toBeNull();
+    await lead.complete(1, { owner: 'bob' });
+    expect((await worker.claimNext('alice'))?.id).toBe(2);
+  });
+});
+
+describe('SummaryCache', () => {
+  const pending: TaskSummary = { status: 'pending', owner: null, blockedBy: [] };
+  const taken: TaskSummary = { status: 'in_progress', owner: 'bob', blockedBy: [] };
+
+  function setup(): { file: string; reads: () => number; read: () => TaskSummary; fileOf: () => string } {
+    const file = path.join(makeTempDir(), 'task_1.json');
+    writeFileAtomicSync(file, JSON.stringify(pending));
+    let count = 0;
+    return {
+      file,
+      reads: () => count,
+      read: () => {
+        count++;
+        return JSON.parse(fs.readFileSync(file, 'utf8')) as TaskSummary;
+      },
+      fileOf: () => file,
+    };
+  }
+
+  it('re-reads a pending task only when its file was replaced', () => {
+    const { file, reads, read, fileOf } = setup();
+    let now = Date.now() + 10_000; // long after the write: the version is settled
+    const cache = new SummaryCache({}, () => now);
+    expect(cache.get(1, fileOf, read)).toEqual(pending);
+    expect(cache.get(1, fileOf, read)).toEqual(pending);
+    expect(reads()).toBe(1);
+    writeFileAtomicSync(file, JSON.stringify(taken));
+    now += 10_000;
+    expect(cache.get(1, fileOf, read)).toEqual(taken);
+    expect(reads()).toBe(2);
+  });
+
+  it('trusts a taken task for trustMs, then checks it again', () => {
+    const { file, reads, read, fileOf } = setup();
+    writeFileAtomicSync(file, JSON.stringify(taken));
+    let now = Date.now() + 10_000;
+    const cache = new SummaryCache({ trustMs: 1_000 }, () => now);
+    cache.get(1, fileOf, read);
+    writeFileAtomicSync(file, JSON.stringify(pending));
+    expect(cache.get(1, fileOf, read)).toEqual(taken);
+    now += 1_001;
+    expect(cache.get(1, fileOf, read)).toEqual(pending);
+    expect(reads()).toBe(2);
+  });
+
+  it('never trusts the identity of a version read right after it was written', () => {
+    const { reads, read, fileOf } = setup();
+    const cache = new SummaryCache({ settledMs: 200 }, () => Date.now());
+    cache.get(1, fileOf, read);
+    cache.get(1, fileOf, read);
+    expect(reads()).toBe(2);
+  });
+
+  it('a fresh read bypasses the cache', () => {
+    const { reads, read, fileOf } = setup();
+    const cache = new SummaryCache({}, () => Date.now() + 10_000);
+    cache.get(1, fileOf, read);
+    cache.get(1, fileOf, read, true);
+    expect(reads()).toBe(2);
+  });
+});
