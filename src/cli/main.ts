@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { TeamdError } from '../errors.js';
+import { demoCommand } from './commands/demo.js';
 import { taskCommand } from './commands/task.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import type { Io } from './output.js';
@@ -31,7 +32,8 @@ export function buildProgram(io: Io): Command {
     .description('runs a team of autonomous LLM coding agents on this machine, coordinating through files in a state folder')
     .version(packageVersion(), '-V, --version')
     .showSuggestionAfterError()
-    .addCommand(taskCommand(io));
+    .addCommand(taskCommand(io))
+    .addCommand(demoCommand(io));
   configureErrors(program, io);
   return program;
 }
