@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { Board } from '../board/board.js';
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
+import { Mailbox } from '../inbox/mailbox.js';
 import { createLogger, type Logger } from '../logger.js';
 import { resolveStateDir, statePaths, type StatePaths } from '../paths.js';
 import type { Io } from './output.js';
@@ -10,6 +11,7 @@ export interface CommandContext {
   readonly paths: StatePaths;
   readonly logger: Logger;
   readonly board: Board;
+  readonly mailbox: Mailbox;
 }
 
 /**
@@ -28,5 +30,5 @@ export function openContext(io: Io, dir: string | undefined, mode: 'read' | 'wri
   }
   const logger = createLogger({ destination: paths.logFile('cli'), bindings: { component: 'cli' } });
   const locker = new FileLocker({ logger });
-  return { paths, logger, board: new Board({ paths, locker, logger }) };
+  return { paths, logger, board: new Board({ paths, locker, logger }), mailbox: new Mailbox({ paths, logger }) };
 }

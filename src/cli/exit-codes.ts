@@ -12,6 +12,8 @@ export function exitCodeFor(code: ErrorCode): number {
     case 'USAGE':
     case 'INVALID_INPUT':
     case 'INVALID_NAME':
+    case 'UNKNOWN_RECIPIENT':
+    case 'MESSAGE_TOO_LARGE':
       return EXIT_USAGE;
     case 'NOTHING_READY':
       return EXIT_NOTHING_READY;
@@ -26,6 +28,7 @@ export function exitCodeFor(code: ErrorCode): number {
     case 'STATE_DIR_MISSING':
     case 'TASK_NOT_FOUND':
     case 'TASK_CORRUPT':
+    case 'CONFIG_CORRUPT':
     case 'LOCK_TIMEOUT':
     case 'IO':
       return EXIT_FAILURE;

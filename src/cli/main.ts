@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { TeamdError } from '../errors.js';
 import { demoCommand } from './commands/demo.js';
+import { broadcastCommand, inboxCommand, sendCommand } from './commands/messages.js';
 import { taskCommand } from './commands/task.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import type { Io } from './output.js';
@@ -33,6 +34,9 @@ export function buildProgram(io: Io): Command {
     .version(packageVersion(), '-V, --version')
     .showSuggestionAfterError()
     .addCommand(taskCommand(io))
+    .addCommand(sendCommand(io))
+    .addCommand(broadcastCommand(io))
+    .addCommand(inboxCommand(io))
     .addCommand(demoCommand(io));
   configureErrors(program, io);
   return program;

@@ -1,20 +1,10 @@
 import { Command, Option } from 'commander';
+import { withCommonOptions as common, type CommonOptions as Common } from './common.js';
 import { TeamdError } from '../../errors.js';
 import { openContext } from '../context.js';
 import { formatChange, formatTask, formatTaskTable, printJson, printProblems, type Io } from '../output.js';
 import { parseMemberName, parseNonNegativeInt, parseStatus, parseTaskId, parseTaskIdList } from '../parsers.js';
 import type { Task } from '../../board/task.js';
-
-interface Common {
-  dir?: string;
-  json?: boolean;
-}
-
-function common(command: Command): Command {
-  return command
-    .option('--dir <path>', 'state folder (default: $TEAMD_DIR, else ./.team)')
-    .option('--json', 'print machine-readable JSON on stdout');
-}
 
 function report(io: Io, options: Common, task: Task, verb: string): void {
   if (options.json) printJson(io, task);

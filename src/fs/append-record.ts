@@ -1,0 +1,32 @@
+import fs from 'node:fs';
+import { TeamdError } from '../errors.js';
+
+const NEWLINE = 0x0a;
+
+/**
+ * Appends one newline-terminated record with a single write(2) on an O_APPEND descriptor, so
+ * concurrent appenders never interleave. If the file does not end in a newline, a writer died
+ * mid-record: the record is prefixed with one, so it starts on a line of its own instead of
+ * gluing onto the torn fragment. (At worst, racing a live writer, this adds an empty line.)
+ */
+export function appendRecordSync(file: string, record: string, options: { durable: boolean }): void {
+  const fd = fs.openSync(file, 'a+', 0o644);
+  try {
+    const size = fs.fstatSync(fd).size;
+    let data = Buffer.from(record, 'utf8');
+    if (size > 0 && !endsWithNewline(fd, size)) data = Buffer.concat([Buffer.from('\n'), data]);
+    const written = fs.writeSync(fd, data);
+    if (written !== data.length) {
+      throw new TeamdError('IO', `short write to ${file}: ${written} of ${data.length} bytes (disk full?); the next append repairs the tail`);
+    }
+    if (options.durable) fs.fdatasyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function endsWithNewline(fd: number, size: number): boolean {
+  const last = Buffer.alloc(1);
+  fs.readSync(fd, last, 0, 1, size - 1);
+  return last[0] === NEWLINE;
+}

@@ -1,0 +1,100 @@
+import fs from 'node:fs';
+import type { Logger } from '../logger.js';
+import type { StatePaths } from '../paths.js';
+import { CursorStore, type Cursor } from './cursor.js';
+import { readInboxFrom } from './inbox-file.js';
+import type { Message } from './message.js';
+
+export interface Batch {
+  /** New messages in inbox order, without ids already handled. */
+  readonly messages: Message[];
+  /** Where the cursor goes once all of them are handled. */
+  readonly next: Cursor;
+}
+
+export interface InboxConsumerDeps {
+  readonly paths: StatePaths;
+  readonly name: string;
+  readonly logger: Logger;
+  /**
+   * Whether an id is already in the consumer's durable store (e.g. the teammate's saved
+   * conversation). A consumer killed between handling and committing re-reads those
+   * messages; this is what drops them.
+   */
+  readonly isHandled?: (id: string) => boolean;
+  readonly now?: () => Date;
+}
+
+const REMEMBERED_IDS = 10_000;
+
+/**
+ * At-least-once reading of one inbox: read() returns what lies past the cursor, and the cursor
+ * moves only when commit() is called after the messages are safely handled. Duplicate ids are
+ * dropped, so each message is handled effectively once.
+ */
+export class InboxConsumer {
+  private readonly file: string;
+  private readonly cursors: CursorStore;
+  private readonly logger: Logger;
+  private readonly isHandled: (id: string) => boolean;
+  private readonly now: () => Date;
+  private readonly seen = new Set<string>();
+  private cursor: Cursor;
+
+  constructor(deps: InboxConsumerDeps) {
+    this.file = deps.paths.inboxFile(deps.name);
+    fs.mkdirSync(deps.paths.cursorsDir, { recursive: true });
+    this.cursors = new CursorStore(deps.paths.cursorFile(deps.name), deps.logger);
+    this.logger = deps.logger;
+    this.isHandled = deps.isHandled ?? (() => false);
+    this.now = deps.now ?? (() => new Date());
+    this.cursor = this.cursors.read();
+  }
+
+  read(): Batch {
+    let from = this.cursor.offset;
+    const size = fileSize(this.file);
+    if (from > size) {
+      this.logger.warn({ file: this.file, offset: from, size }, 'inbox is shorter than the cursor (replaced or truncated); reading it from the start');
+      from = 0;
+    }
+    const read = readInboxFrom(this.file, from);
+    for (const line of read.skipped) this.logger.warn({ file: this.file, ...line }, 'inbox line skipped');
+    const messages: Message[] = [];
+    const inBatch = new Set<string>();
+    let lastId = this.cursor.lastId;
+    for (const { message } of read.messages) {
+      lastId = message.id;
+      if (inBatch.has(message.id) || this.seen.has(message.id) || this.isHandled(message.id)) continue;
+      inBatch.add(message.id);
+      messages.push(message);
+    }
+    return { messages, next: { offset: read.end, lastId } };
+  }
+
+  /** Moves the cursor past a batch once its messages are handled; until then read() returns them again. */
+  commit(batch: Batch): void {
+    for (const message of batch.messages) this.remember(message.id);
+    const { next } = batch;
+    if (next.offset === this.cursor.offset && next.lastId === this.cursor.lastId) return;
+    this.cursors.write(next, this.now());
+    this.cursor = next;
+  }
+
+  position(): Cursor {
+    return this.cursor;
+  }
+
+  private remember(id: string): void {
+    this.seen.add(id);
+    if (this.seen.size > REMEMBERED_IDS) this.seen.delete(this.seen.values().next().value!);
+  }
+}
+
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,48 @@
+import fs from 'node:fs';
+import { z } from 'zod';
+import { isNodeError } from '../errors.js';
+import { writeFileAtomicSync } from '../fs/atomic-write.js';
+import type { Logger } from '../logger.js';
+
+export const cursorSchema = z.looseObject({
+  offset: z.number().int().nonnegative(),
+  lastId: z.string().nullable(),
+  updatedAt: z.iso.datetime({ offset: true }).optional(),
+});
+
+export type Cursor = z.infer<typeof cursorSchema>;
+
+export const START_CURSOR: Cursor = { offset: 0, lastId: null };
+
+/**
+ * How far a consumer has handled its inbox. A missing or unreadable cursor starts from the
+ * beginning: at-least-once, with the consumer dropping ids it has already handled.
+ */
+export class CursorStore {
+  constructor(
+    private readonly file: string,
+    private readonly logger: Logger,
+  ) {}
+
+  read(): Cursor {
+    let raw: string;
+    try {
+      raw = fs.readFileSync(this.file, 'utf8');
+    } catch (error) {
+      if (isNodeError(error, 'ENOENT')) return START_CURSOR;
+      throw error;
+    }
+    try {
+      const parsed = cursorSchema.safeParse(JSON.parse(raw));
+      if (parsed.success) return parsed.data;
+    } catch {
+      // fall through to the warning below
+    }
+    this.logger.warn({ file: this.file }, 'cursor unreadable; re-reading the inbox from the start (handled ids are dropped)');
+    return START_CURSOR;
+  }
+
+  write(cursor: Cursor, now: Date): void {
+    writeFileAtomicSync(this.file, `${JSON.stringify({ ...cursor, updatedAt: now.toISOString() })}\n`);
+  }
+}

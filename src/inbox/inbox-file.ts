@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import { isNodeError, TeamdError } from '../errors.js';
+import { MAX_LINE_BYTES } from './message.js';
+import { parseInboxChunk, type ParsedMessage, type SkippedLine } from './inbox-parser.js';
+
+export interface InboxRead {
+  readonly messages: ParsedMessage[];
+  readonly skipped: SkippedLine[];
+  /** Offset just past the last complete line read. */
+  readonly end: number;
+  /** Current size of the file; more than `end` when a line is still being written (or torn). */
+  readonly size: number;
+}
+
+const CHUNK_BYTES = 4 * 1024 * 1024;
+
+/** Reads every complete line of an inbox from `offset` to the end of the file, in bounded chunks. */
+export function readInboxFrom(file: string, offset: number): InboxRead {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (error) {
+    if (isNodeError(error, 'ENOENT')) return { messages: [], skipped: [], end: offset, size: 0 };
+    throw new TeamdError('IO', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    const messages: ParsedMessage[] = [];
+    const skipped: SkippedLine[] = [];
+    let position = offset;
+    const buffer = Buffer.alloc(Math.min(CHUNK_BYTES, Math.max(0, size - offset)));
+    while (position < size) {
+      const length = fs.readSync(fd, buffer, 0, Math.min(buffer.length, size - position), position);
+      if (length === 0) break;
+      const chunk = parseInboxChunk(buffer.subarray(0, length), position);
+      messages.push(...chunk.messages);
+      skipped.push(...chunk.skipped);
+      if (chunk.end > position) {
+        position = chunk.end;
+        continue;
+      }
+      // No newline in a whole chunk: either a line still being written, or garbage longer than any record.
+      if (length < buffer.length || size - position <= MAX_LINE_BYTES) break;
+      const next = findNewline(fd, position + length, size);
+      if (next === -1) break;
+      skipped.push({ offset: position, reason: `a line of ${next - position} bytes, longer than any message`, preview: '' });
+      position = next + 1;
+    }
+    return { messages, skipped, end: position, size };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function findNewline(fd: number, from: number, size: number): number {
+  const buffer = Buffer.alloc(64 * 1024);
+  for (let position = from; position < size; ) {
+    const length = fs.readSync(fd, buffer, 0, buffer.length, position);
+    const at = buffer.subarray(0, length).indexOf(0x0a);
+    if (at !== -1) return position + at;
+    position += length;
+  }
+  return -1;
+}

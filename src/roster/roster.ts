@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import { z } from 'zod';
+import { isNodeError, TeamdError } from '../errors.js';
+import { nameSchema } from '../names.js';
+
+export const MEMBER_STATUSES = ['starting', 'working', 'idle', 'asleep', 'stopping', 'shutdown', 'crashed', 'errored'] as const;
+export type MemberStatus = (typeof MEMBER_STATUSES)[number];
+
+/** The person's own name: always a valid recipient, never a member. */
+export const LEAD = 'lead';
+
+export const memberSchema = z.looseObject({
+  name: nameSchema.refine((name) => name !== LEAD, { message: `"${LEAD}" is reserved for the person running the team` }),
+  role: z.string().min(1).max(64),
+  status: z.enum(MEMBER_STATUSES),
+  pid: z.number().int().positive().nullable().optional(),
+  model: z.string().optional(),
+});
+
+export const configSchema = z.looseObject({
+  members: z.array(memberSchema).default([]),
+});
+
+export type Member = z.infer<typeof memberSchema>;
+export type TeamConfig = z.infer<typeof configSchema>;
+
+/** Reads the roster the daemon writes (`config.json`). A missing file is an empty team. */
+export function readConfig(file: string): TeamConfig {
+  let raw: string;
+  try {
+    raw = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if (isNodeError(error, 'ENOENT')) return { members: [] };
+    throw new TeamdError('IO', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    throw new TeamdError('CONFIG_CORRUPT', `${file} is not valid JSON (${(error as Error).message}); it was left untouched: fix it by hand`, { cause: error });
+  }
+  const parsed = configSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new TeamdError('CONFIG_CORRUPT', `${file} is not a valid roster (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}); fix it by hand`);
+  }
+  return parsed.data;
+}
+
+export function memberNames(config: TeamConfig): string[] {
+  return config.members.map((member) => member.name);
+}
