@@ -13,15 +13,16 @@ export interface DoorbellOptions {
   /** A slow safety ring for events the OS dropped (inotify overflow is silent). */
   readonly rescanMs?: number;
   /**
-   * chokidar reports a path's changes at most once per ~50 ms, leading edge only: an append
-   * right after another can go unreported. Every event therefore rings again this much later.
+   * chokidar reports a path's changes at most once per 50 ms, leading edge only, and drops a
+   * change whose mtime equals the last one it saw (timestamps tick every few ms): the last
+   * appends of a burst can go unreported. So the bell rings again this long after the last event.
    */
   readonly trailingMs?: number;
   readonly logger: Logger;
 }
 
 export const DEFAULT_RESCAN_MS = 5_000;
-const DEFAULT_TRAILING_MS = 75;
+const DEFAULT_TRAILING_MS = 100;
 
 /**
  * A wake-up for a waiting reader: wait() resolves once something changed since the previous
@@ -88,8 +89,9 @@ export class Doorbell {
     this.waiters = [];
     if (waiters.length === 0) this.rung = true;
     for (const waiter of waiters) waiter(reason);
-    // One pending trailing ring covers chokidar's whole throttle window after the first event.
-    if (trailing && this.trailingTimer === undefined) {
+    // Re-armed on every event: what must be covered is the throttle window after the *last* one.
+    if (trailing) {
+      clearTimeout(this.trailingTimer);
       this.trailingTimer = setTimeout(() => {
         this.trailingTimer = undefined;
         this.ring(reason, false);
