@@ -1,6 +1,7 @@
 import { benchBoard } from './board.js';
+import { benchMailbox } from './mailbox.js';
 
-const BENCHES: Record<string, () => Promise<void>> = { board: benchBoard };
+const BENCHES: Record<string, () => Promise<void>> = { board: benchBoard, mailbox: benchMailbox };
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !(name in BENCHES));

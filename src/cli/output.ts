@@ -7,6 +7,8 @@ export interface Io {
   readonly err: (text: string) => void;
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
+  /** All of standard input, for arguments given as '-'. */
+  readonly readStdin: () => Promise<string>;
 }
 
 export function processIo(): Io {
@@ -15,6 +17,11 @@ export function processIo(): Io {
     err: (text) => process.stderr.write(text),
     env: process.env,
     cwd: process.cwd(),
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
   };
 }
 

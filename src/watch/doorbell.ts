@@ -54,6 +54,14 @@ export class Doorbell {
     watcher.on('all', (_event, file) => {
       if (!options.dirs.includes(file) && accept(file)) bell.ring('change');
     });
+    // chokidar's 'raw' events are the unthrottled fs.watch notifications behind 'change': the
+    // earliest signal of an append, where 'change' may come 50 ms later or not at all.
+    watcher.on('raw', (_event, name, details) => {
+      const watched = (details as { watchedPath?: string } | undefined)?.watchedPath;
+      if (typeof name !== 'string' || typeof watched !== 'string') return;
+      const file = options.dirs.includes(watched) ? path.join(watched, name) : watched;
+      if (!options.dirs.includes(file) && accept(file)) bell.ring('change');
+    });
     watcher.on('error', (error) => options.logger.warn({ err: error }, 'file watcher error; relying on the safety rescan'));
     await new Promise<void>((resolve) => watcher.once('ready', resolve));
     bell.rescanTimer = setInterval(() => bell.ring('rescan', false), options.rescanMs ?? DEFAULT_RESCAN_MS);

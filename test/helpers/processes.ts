@@ -13,9 +13,9 @@ export interface RunResult {
 }
 
 /** Runs the real CLI (built dist/ behind bin/teamd) as a child process. */
-export function runTeamd(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
+export function runTeamd(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<RunResult> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [TEAMD_BIN, ...args],
       { cwd: options.cwd ?? REPO_ROOT, env: withoutTeamdDir(options.env), maxBuffer: 64 * 1024 * 1024 },
@@ -24,6 +24,7 @@ export function runTeamd(args: readonly string[], options: { cwd?: string; env?:
         resolve({ code, stdout, stderr });
       },
     );
+    child.stdin?.end(options.input ?? '');
   });
 }
 

@@ -3,6 +3,7 @@ import { InboxFollower } from '../../inbox/follower.js';
 import { readInboxFrom } from '../../inbox/inbox-file.js';
 import { CursorStore } from '../../inbox/cursor.js';
 import { MESSAGE_TYPES, type Message, type MessageType } from '../../inbox/message.js';
+import { TeamdError } from '../../errors.js';
 import { LEAD } from '../../roster/roster.js';
 import { openContext } from '../context.js';
 import { formatMessage } from '../format-message.js';
@@ -13,16 +14,18 @@ import { withCommonOptions, type CommonOptions } from './common.js';
 export function sendCommand(io: Io): Command {
   return withCommonOptions(new Command('send').description('send a message: appends one line to the recipient inbox'))
     .argument('<to>', 'recipient: lead or a teammate on the roster', parseMemberName)
-    .argument('<text>', 'message content (up to 256 KiB)')
+    .argument('<text>', "message content (up to 256 KiB); '-' reads it from standard input")
     .option('--from <name>', 'sender', parseMemberName, LEAD)
     .addOption(new Option('--type <type>', 'message type').choices(MESSAGE_TYPES).default('message'))
     .option('--request-id <id>', 'for shutdown and plan approval messages: the request answered (a new id otherwise)')
     .option('--approve', 'for a response: approve the request')
     .option('--reject', 'for a response: reject the request')
-    .action((to: string, text: string, options: CommonOptions & { from: string; type: MessageType; requestId?: string; approve?: boolean; reject?: boolean }) => {
+    .action(async (to: string, text: string, options: CommonOptions & { from: string; type: MessageType; requestId?: string; approve?: boolean; reject?: boolean }) => {
+      if (options.approve && options.reject) throw new TeamdError('USAGE', 'give --approve or --reject, not both');
+      const content = text === '-' ? await io.readStdin() : text;
       const { mailbox } = openContext(io, options.dir, 'write');
       const approve = options.approve ? true : options.reject ? false : undefined;
-      const message = mailbox.send({ from: options.from, to, type: options.type, content: text, requestId: options.requestId, approve });
+      const message = mailbox.send({ from: options.from, to, type: options.type, content, requestId: options.requestId, approve });
       if (options.json) printJson(io, message);
       else io.out(`sent ${message.id} to ${message.to}\n`);
     });
@@ -30,11 +33,12 @@ export function sendCommand(io: Io): Command {
 
 export function broadcastCommand(io: Io): Command {
   return withCommonOptions(new Command('broadcast').description('send a message to every member of the team (and the lead) but the sender'))
-    .argument('<text>', 'message content (up to 256 KiB)')
+    .argument('<text>', "message content (up to 256 KiB); '-' reads it from standard input")
     .option('--from <name>', 'sender', parseMemberName, LEAD)
-    .action((text: string, options: CommonOptions & { from: string }) => {
+    .action(async (text: string, options: CommonOptions & { from: string }) => {
+      const content = text === '-' ? await io.readStdin() : text;
       const { mailbox } = openContext(io, options.dir, 'write');
-      const messages = mailbox.broadcast({ from: options.from, content: text });
+      const messages = mailbox.broadcast({ from: options.from, content });
       if (options.json) printJson(io, messages);
       else io.out(messages.length === 0 ? 'nobody to broadcast to: the roster has no other member\n' : `sent to ${messages.map((m) => m.to).join(', ')}\n`);
     });
