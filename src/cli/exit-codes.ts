@@ -13,6 +13,7 @@ export function exitCodeFor(code: ErrorCode): number {
     case 'INVALID_INPUT':
     case 'INVALID_NAME':
     case 'UNKNOWN_RECIPIENT':
+    case 'UNKNOWN_MEMBER':
     case 'MESSAGE_TOO_LARGE':
       return EXIT_USAGE;
     case 'NOTHING_READY':
@@ -22,6 +23,8 @@ export function exitCodeFor(code: ErrorCode): number {
     case 'STALE_CLAIM':
     case 'INVALID_TRANSITION':
     case 'CONCURRENT_WRITE':
+    case 'ALREADY_RUNNING':
+    case 'DAEMON_RUNNING':
     case 'UNKNOWN_BLOCKER':
     case 'DEPENDENCY_CYCLE':
       return EXIT_CONFLICT;
@@ -31,6 +34,9 @@ export function exitCodeFor(code: ErrorCode): number {
     case 'CONFIG_CORRUPT':
     case 'LOCK_TIMEOUT':
     case 'IO':
+    case 'DAEMON_NOT_RUNNING':
+    case 'DAEMON_START_FAILED':
+    case 'PROTOCOL':
       return EXIT_FAILURE;
     default:
       return assertNever(code);

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { TeamdError } from '../errors.js';
+import { startCommand, stopCommand } from './commands/daemon.js';
 import { demoCommand } from './commands/demo.js';
+import { shutdownCommand, spawnCommand, statusCommand, teamCommand } from './commands/team.js';
 import { broadcastCommand, inboxCommand, sendCommand } from './commands/messages.js';
 import { taskCommand } from './commands/task.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
@@ -33,6 +35,12 @@ export function buildProgram(io: Io): Command {
     .description('runs a team of autonomous LLM coding agents on this machine, coordinating through files in a state folder')
     .version(packageVersion(), '-V, --version')
     .showSuggestionAfterError()
+    .addCommand(startCommand(io))
+    .addCommand(stopCommand(io))
+    .addCommand(spawnCommand(io))
+    .addCommand(shutdownCommand(io))
+    .addCommand(statusCommand(io))
+    .addCommand(teamCommand(io))
     .addCommand(taskCommand(io))
     .addCommand(sendCommand(io))
     .addCommand(broadcastCommand(io))

@@ -9,16 +9,40 @@ export type MemberStatus = (typeof MEMBER_STATUSES)[number];
 /** The person's own name: always a valid recipient, never a member. */
 export const LEAD = 'lead';
 
+export const tokenUsageSchema = z.object({
+  inputTokens: z.number().nonnegative(),
+  outputTokens: z.number().nonnegative(),
+  cacheReadTokens: z.number().nonnegative(),
+  cacheWriteTokens: z.number().nonnegative(),
+});
+export type TokenUsage = z.infer<typeof tokenUsageSchema>;
+
 export const memberSchema = z.looseObject({
   name: nameSchema.refine((name) => name !== LEAD, { message: `"${LEAD}" is reserved for the person running the team` }),
   role: z.string().min(1).max(64),
   status: z.enum(MEMBER_STATUSES),
   pid: z.number().int().positive().nullable().optional(),
   model: z.string().optional(),
+  prompt: z.string().optional(),
+  plan: z.boolean().optional(),
+  budgetTokens: z.number().int().positive().optional(),
+  task: z.number().int().positive().nullable().optional(),
+  restarts: z.number().int().nonnegative().optional(),
+  startedAt: z.iso.datetime({ offset: true }).nullable().optional(),
+  lastExit: z.string().nullable().optional(),
+  usage: tokenUsageSchema.optional(),
 });
+
+export const settingsSchema = z.looseObject({
+  /** A teammate idle this long exits and sleeps until work appears; 0 = never. */
+  idleTimeoutMs: z.number().int().nonnegative().default(60_000),
+  model: z.string().default('offline'),
+});
+export type TeamSettings = z.infer<typeof settingsSchema>;
 
 export const configSchema = z.looseObject({
   members: z.array(memberSchema).default([]),
+  settings: settingsSchema.default({ idleTimeoutMs: 60_000, model: 'offline' }),
 });
 
 export type Member = z.infer<typeof memberSchema>;
@@ -30,7 +54,7 @@ export function readConfig(file: string): TeamConfig {
   try {
     raw = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    if (isNodeError(error, 'ENOENT')) return { members: [] };
+    if (isNodeError(error, 'ENOENT')) return configSchema.parse({});
     throw new TeamdError('IO', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
   let json: unknown;

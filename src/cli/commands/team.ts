@@ -1,0 +1,97 @@
+import { Command } from 'commander';
+import { requestDaemon } from '../../daemon/control-client.js';
+import { isAlive, readLiveDaemon } from '../../daemon/pid-file.js';
+import { TASK_STATUSES, type TaskStatus } from '../../board/task.js';
+import type { Member } from '../../roster/roster.js';
+import { readConfig } from '../../roster/roster.js';
+import { openContext } from '../context.js';
+import { printJson, type Io } from '../output.js';
+import { parseMemberName, parseNonNegativeInt } from '../parsers.js';
+import { withCommonOptions, type CommonOptions } from './common.js';
+import { resolveStateDir, statePaths } from '../../paths.js';
+
+function memberView(member: Member) {
+  return {
+    name: member.name,
+    role: member.role,
+    status: member.status,
+    pid: member.pid != null && isAlive(member.pid) ? member.pid : null,
+    task: member.task ?? null,
+    restarts: member.restarts ?? 0,
+    startedAt: member.startedAt ?? null,
+    model: member.model ?? null,
+    usage: member.usage ?? null,
+  };
+}
+
+function formatMembers(members: ReturnType<typeof memberView>[]): string {
+  if (members.length === 0) return 'no teammates (add one: teamd spawn <name> <role>)\n';
+  const rows = members.map((m) => [m.name, m.role, m.status, m.pid === null ? '-' : String(m.pid), m.task === null ? '-' : String(m.task), String(m.restarts)]);
+  const header = ['NAME', 'ROLE', 'STATUS', 'PID', 'TASK', 'RESTARTS'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  return `${[header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')}\n`;
+}
+
+export function spawnCommand(io: Io): Command {
+  return withCommonOptions(new Command('spawn').description('add a teammate to the roster and start its process (needs the daemon)'))
+    .argument('<name>', 'teammate name: a-z, 0-9, _ or -, starting with a letter', parseMemberName)
+    .argument('<role>', 'its role, e.g. coder, reviewer, tester')
+    .option('--prompt <text>', 'extra instructions for this teammate')
+    .option('--model <id>', "model: 'offline' or an Anthropic model name (default: the team's)")
+    .option('--plan', 'must submit a plan and get it approved before changing anything')
+    .option('--budget-tokens <n>', 'stop calling the model past this many tokens', parseNonNegativeInt)
+    .action(async (name: string, role: string, options: CommonOptions & { prompt?: string; model?: string; plan?: boolean; budgetTokens?: number }) => {
+      const paths = statePaths(resolveStateDir({ dir: options.dir, env: io.env, cwd: io.cwd }));
+      const member = (await requestDaemon(paths, {
+        op: 'spawn',
+        name,
+        role,
+        ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
+        ...(options.model === undefined ? {} : { model: options.model }),
+        ...(options.plan ? { plan: true } : {}),
+        ...(options.budgetTokens === undefined ? {} : { budgetTokens: options.budgetTokens }),
+      })) as Member;
+      if (options.json) printJson(io, member);
+      else io.out(`spawned ${member.name} (${member.role}), pid ${member.pid ?? '-'}\n`);
+    });
+}
+
+export function shutdownCommand(io: Io): Command {
+  return withCommonOptions(new Command('shutdown').description('ask a teammate to finish its step and exit; --force skips the request'))
+    .argument('<name>', 'teammate name', parseMemberName)
+    .option('--force', 'do not wait for an answer: IPC, then SIGTERM, then SIGKILL')
+    .action(async (name: string, options: CommonOptions & { force?: boolean }) => {
+      const paths = statePaths(resolveStateDir({ dir: options.dir, env: io.env, cwd: io.cwd }));
+      const result = (await requestDaemon(paths, { op: 'shutdown', name, force: options.force === true }, 60_000)) as { rung: string };
+      if (options.json) printJson(io, { name, ...result });
+      else io.out(result.rung === 'not-running' ? `${name} was not running; it is now shut down\n` : `${name} shut down (${result.rung})\n`);
+    });
+}
+
+export function statusCommand(io: Io): Command {
+  return withCommonOptions(new Command('status').description('the daemon, the team and the board at a glance (works with the daemon down)')).action(
+    (options: CommonOptions) => {
+      const { paths, board } = openContext(io, options.dir, 'read');
+      const daemon = readLiveDaemon(paths);
+      const members = readConfig(paths.config).members.map(memberView);
+      const tasks = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
+      for (const task of board.list().tasks) tasks[task.status]++;
+      if (options.json) {
+        printJson(io, { daemon: daemon ? { pid: daemon.pid, startedAt: daemon.startedAt, dir: daemon.dir } : null, members, tasks });
+        return;
+      }
+      io.out(daemon ? `daemon: running, pid ${daemon.pid}, since ${daemon.startedAt}\n` : `daemon: not running (start it: teamd start --dir ${paths.root})\n`);
+      io.out(`state:  ${paths.root}\n\n${formatMembers(members)}\n`);
+      io.out(`tasks:  ${TASK_STATUSES.map((s) => `${tasks[s]} ${s}`).join(', ')}\n`);
+    },
+  );
+}
+
+export function teamCommand(io: Io): Command {
+  return withCommonOptions(new Command('team').description('the roster: every teammate and its status')).action((options: CommonOptions) => {
+    const { paths } = openContext(io, options.dir, 'read');
+    const members = readConfig(paths.config).members.map(memberView);
+    if (options.json) printJson(io, members);
+    else io.out(formatMembers(members));
+  });
+}

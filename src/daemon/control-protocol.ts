@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { nameSchema } from '../names.js';
+
+/** One JSON line from the CLI to the daemon over run/daemon.sock; one JSON line back. */
+export const controlRequestSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('ping') }),
+  z.object({
+    op: z.literal('spawn'),
+    name: nameSchema,
+    role: z.string().min(1).max(64),
+    prompt: z.string().max(64 * 1024).optional(),
+    model: z.string().min(1).max(128).optional(),
+    plan: z.boolean().optional(),
+    budgetTokens: z.number().int().positive().optional(),
+  }),
+  z.object({ op: z.literal('shutdown'), name: nameSchema, force: z.boolean() }),
+  z.object({ op: z.literal('stop') }),
+]);
+export type ControlRequest = z.infer<typeof controlRequestSchema>;
+
+export const controlResponseSchema = z.union([
+  z.object({ ok: z.literal(true), result: z.unknown() }),
+  z.object({ ok: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) }),
+]);
+export type ControlResponse = z.infer<typeof controlResponseSchema>;
+
+export const MAX_CONTROL_LINE_BYTES = 256 * 1024;

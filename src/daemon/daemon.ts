@@ -1,0 +1,119 @@
+import { Board } from '../board/board.js';
+import { TeamdError } from '../errors.js';
+import { FileLocker } from '../fs/file-lock.js';
+import { CursorStore } from '../inbox/cursor.js';
+import { Mailbox } from '../inbox/mailbox.js';
+import type { Logger } from '../logger.js';
+import type { StatePaths } from '../paths.js';
+import { RosterStore } from '../roster/roster-store.js';
+import type { RestartPolicy } from '../supervisor/restart-policy.js';
+import type { LadderTimings } from '../supervisor/stop-ladder.js';
+import { Supervisor } from '../supervisor/supervisor.js';
+import { Doorbell } from '../watch/doorbell.js';
+import { ControlServer } from './control-server.js';
+import type { ControlRequest } from './control-protocol.js';
+import { acquirePidFile, releasePidFile, type PidInfo } from './pid-file.js';
+
+export interface DaemonOptions {
+  readonly paths: StatePaths;
+  readonly logger: Logger;
+  readonly workerScript: string;
+  readonly workerEnv: NodeJS.ProcessEnv;
+  /** Team settings given to `teamd start`; unset ones keep what config.json has. */
+  readonly settings?: { readonly model?: string | undefined; readonly idleTimeoutMs?: number | undefined };
+  readonly restartPolicy?: RestartPolicy;
+  readonly ladder?: LadderTimings;
+}
+
+/** The supervisor daemon of one state folder: pid file, control socket, teammate processes. */
+export class Daemon {
+  readonly info: PidInfo;
+  /** Resolves once the daemon has stopped everything it started. */
+  readonly stopped: Promise<void>;
+  private stopping: Promise<void> | null = null;
+  private resolveStopped: () => void = () => {};
+  private server: ControlServer | null = null;
+
+  private constructor(
+    private readonly options: DaemonOptions,
+    private readonly supervisor: Supervisor,
+    info: PidInfo,
+  ) {
+    this.info = info;
+    this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
+  }
+
+  static async start(options: DaemonOptions): Promise<Daemon> {
+    const { paths, logger } = options;
+    const locker = new FileLocker({ logger });
+    const info = await acquirePidFile(paths, locker, logger, new Date());
+    let supervisor: Supervisor | null = null;
+    try {
+      const roster = new RosterStore(paths);
+      roster.update((config) => ({ ...config, settings: { ...config.settings, ...definedOnly(options.settings ?? {}) } }));
+      const board = new Board({ paths, locker, logger });
+      supervisor = new Supervisor({
+        paths,
+        logger,
+        board,
+        mailbox: new Mailbox({ paths, logger }),
+        roster,
+        cursorOf: (name) => new CursorStore(paths.cursorFile(name), logger),
+        openDoorbell: () => Doorbell.open({ dirs: [paths.inboxDir, paths.tasksDir], logger }),
+        workerScript: options.workerScript,
+        workerEnv: options.workerEnv,
+        ...(options.restartPolicy ? { restartPolicy: options.restartPolicy } : {}),
+        ...(options.ladder ? { ladder: options.ladder } : {}),
+      });
+      const daemon = new Daemon(options, supervisor, info);
+      await supervisor.start();
+      daemon.server = await ControlServer.listen(paths.daemonSocket, (request) => daemon.handle(request), logger);
+      logger.info({ pid: info.pid, dir: paths.root }, 'daemon ready');
+      return daemon;
+    } catch (error) {
+      // Never leave a half-started daemon's teammates behind.
+      await supervisor?.stopAll();
+      releasePidFile(paths);
+      throw error;
+    }
+  }
+
+  async handle(request: ControlRequest): Promise<unknown> {
+    switch (request.op) {
+      case 'ping':
+        return this.info;
+      case 'spawn':
+        return this.supervisor.spawn(request);
+      case 'shutdown':
+        return this.supervisor.shutdown(request.name, request.force);
+      case 'stop':
+        // Answer first; the CLI then waits for this process to exit.
+        setImmediate(() => void this.stop());
+        return { stopping: true, pid: this.info.pid };
+      default:
+        throw new TeamdError('PROTOCOL', `unknown request ${JSON.stringify(request)}`);
+    }
+  }
+
+  /** Stops every teammate (the ladder), then the control socket, then removes the pid file. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      const { logger, paths } = this.options;
+      logger.info('daemon stopping');
+      const rungs = await this.supervisor.stopAll();
+      await this.server?.close();
+      releasePidFile(paths);
+      logger.info({ rungs }, 'daemon stopped');
+      this.resolveStopped();
+    })();
+    return this.stopping;
+  }
+
+  runningPids(): Record<string, number> {
+    return this.supervisor.runningPids();
+  }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+
+/** Worker -> daemon, over the fork IPC channel. */
+export const workerMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('status'), status: z.enum(['working', 'idle']), task: z.number().int().positive().nullable() }),
+  /** Idle timeout reached: the worker exits 0 next, and should be woken when work appears. */
+  z.object({ type: z.literal('asleep') }),
+  /** It answered a shutdown request and exits 0 next. */
+  z.object({ type: z.literal('shutting-down') }),
+  z.object({
+    type: z.literal('usage'),
+    usage: z.object({
+      inputTokens: z.number().nonnegative(),
+      outputTokens: z.number().nonnegative(),
+      cacheReadTokens: z.number().nonnegative(),
+      cacheWriteTokens: z.number().nonnegative(),
+    }),
+  }),
+]);
+export type WorkerMessage = z.infer<typeof workerMessageSchema>;
+
+/** Daemon -> worker. */
+export const daemonMessageSchema = z.discriminatedUnion('type', [z.object({ type: z.literal('shutdown'), reason: z.string() })]);
+export type DaemonMessage = z.infer<typeof daemonMessageSchema>;

@@ -1,0 +1,51 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import readline from 'node:readline';
+import type { Logger } from '../logger.js';
+import { workerMessageSchema, type DaemonMessage, type WorkerMessage } from './ipc-protocol.js';
+
+export interface ForkOptions {
+  readonly script: string;
+  readonly args: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly logger: Logger;
+  readonly onMessage: (message: WorkerMessage) => void;
+  readonly onExit: (code: number | null, signal: NodeJS.Signals | null) => void;
+}
+
+/**
+ * Forks one teammate process with an IPC channel. Its stderr (an uncaught exception, say)
+ * goes to the daemon log; every IPC message is parsed before it is believed.
+ */
+export function forkMember(options: ForkOptions): ChildProcess {
+  const child = fork(options.script, [...options.args], {
+    env: options.env,
+    execArgv: [],
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    serialization: 'json',
+  });
+  if (child.stderr) {
+    readline.createInterface({ input: child.stderr }).on('line', (line) => options.logger.warn({ stderr: line }, 'teammate stderr'));
+  }
+  child.on('message', (raw: unknown) => {
+    const parsed = workerMessageSchema.safeParse(raw);
+    if (parsed.success) options.onMessage(parsed.data);
+    else options.logger.warn({ raw }, 'ignored an invalid IPC message from a teammate');
+  });
+  let reported = false;
+  const exited = (code: number | null, signal: NodeJS.Signals | null): void => {
+    if (reported) return;
+    reported = true;
+    options.onExit(code, signal);
+  };
+  child.once('exit', exited);
+  child.once('error', (error) => {
+    options.logger.error({ err: error }, 'teammate process error');
+    // A fork that never started emits 'error' without 'exit'.
+    if (child.pid === undefined) exited(1, null);
+  });
+  return child;
+}
+
+export function sendToMember(child: ChildProcess, message: DaemonMessage): void {
+  if (child.connected) child.send(message);
+}

@@ -1,0 +1,342 @@
+import fs from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import type { Board } from '../board/board.js';
+import { TeamdError } from '../errors.js';
+import type { CursorStore } from '../inbox/cursor.js';
+import type { Mailbox } from '../inbox/mailbox.js';
+import type { Logger } from '../logger.js';
+import type { StatePaths } from '../paths.js';
+import type { RosterStore } from '../roster/roster-store.js';
+import { LEAD, type Member, type MemberStatus } from '../roster/roster.js';
+import type { Doorbell } from '../watch/doorbell.js';
+import type { WorkerMessage } from './ipc-protocol.js';
+import { forkMember, sendToMember } from './member-process.js';
+import { decideRestart, DEFAULT_RESTART_POLICY, describeExit, FRESH_HISTORY, type RestartHistory, type RestartPolicy } from './restart-policy.js';
+import { DEFAULT_LADDER, settlesWithin, stopChild, type LadderTimings, type StopRung } from './stop-ladder.js';
+import { chooseWakeUps } from './wake-policy.js';
+
+export interface SpawnSpec {
+  readonly name: string;
+  readonly role: string;
+  readonly prompt?: string | undefined;
+  readonly model?: string | undefined;
+  readonly plan?: boolean | undefined;
+  readonly budgetTokens?: number | undefined;
+}
+
+export interface SupervisorDeps {
+  readonly paths: StatePaths;
+  readonly logger: Logger;
+  readonly board: Board;
+  readonly mailbox: Mailbox;
+  readonly roster: RosterStore;
+  readonly cursorOf: (name: string) => CursorStore;
+  readonly openDoorbell: () => Promise<Doorbell>;
+  readonly workerScript: string;
+  readonly workerEnv: NodeJS.ProcessEnv;
+  readonly restartPolicy?: RestartPolicy;
+  readonly ladder?: LadderTimings;
+  /** How long `shutdown` waits for a teammate to answer its shutdown_request before the ladder. */
+  readonly shutdownAnswerMs?: number;
+  readonly now?: () => number;
+}
+
+interface Slot {
+  child: ChildProcess | null;
+  startedAt: number;
+  history: RestartHistory;
+  restartTimer: NodeJS.Timeout | null;
+  /** Set when the exit was asked for or announced: not a crash. */
+  expected: MemberStatus | null;
+  exited: Promise<void>;
+}
+
+const RUNNING: readonly MemberStatus[] = ['starting', 'working', 'idle', 'stopping', 'crashed'];
+
+/**
+ * Owns the teammate processes of one state folder: forks them, restarts crashes with backoff,
+ * wakes sleepers when work appears, stops them with the ladder, and keeps the roster true.
+ * It is not in the data path: teammates talk only through the board and the inboxes.
+ */
+export class Supervisor {
+  private readonly slots = new Map<string, Slot>();
+  private readonly policy: RestartPolicy;
+  private readonly ladder: LadderTimings;
+  private readonly now: () => number;
+  private bell: Doorbell | null = null;
+  private stopping = false;
+  private wakeScheduled = false;
+
+  constructor(private readonly deps: SupervisorDeps) {
+    this.policy = deps.restartPolicy ?? DEFAULT_RESTART_POLICY;
+    this.ladder = deps.ladder ?? DEFAULT_LADDER;
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** Reconciles the roster with reality (no teammate runs yet) and starts watching for work. */
+  async start(): Promise<void> {
+    const openTasks = this.openTasksByOwner();
+    for (const member of this.deps.roster.read().members) {
+      if (member.status === 'shutdown' || member.status === 'errored') {
+        await this.releaseTasksOf(member.name, `${member.name} is ${member.status}`);
+        this.deps.roster.patchMember(member.name, { pid: null, task: null });
+      } else if (RUNNING.includes(member.status) || openTasks.has(member.name)) {
+        this.deps.logger.info({ teammate: member.name, was: member.status }, 'resuming teammate after daemon start');
+        this.launch(member.name);
+      } else {
+        this.deps.roster.patchMember(member.name, { status: 'asleep', pid: null });
+      }
+    }
+    this.bell = await this.deps.openDoorbell();
+    void this.watchForWork(this.bell);
+  }
+
+  async spawn(spec: SpawnSpec): Promise<Member> {
+    if (this.stopping) throw new TeamdError('DAEMON_NOT_RUNNING', 'the daemon is stopping');
+    const slot = this.slots.get(spec.name);
+    if (slot?.child || slot?.restartTimer) {
+      throw new TeamdError('ALREADY_RUNNING', `${spec.name} is already running (pid ${slot.child?.pid ?? 'restarting'}); shut it down first: teamd shutdown ${spec.name}`);
+    }
+    this.deps.roster.upsertMember(spec.name, {
+      role: spec.role,
+      status: 'starting',
+      ...(spec.prompt === undefined ? {} : { prompt: spec.prompt }),
+      ...(spec.model === undefined ? {} : { model: spec.model }),
+      ...(spec.plan === undefined ? {} : { plan: spec.plan }),
+      ...(spec.budgetTokens === undefined ? {} : { budgetTokens: spec.budgetTokens }),
+      restarts: 0,
+      lastExit: null,
+    });
+    this.slots.set(spec.name, this.newSlot());
+    this.launch(spec.name);
+    return this.deps.roster.requireMember(spec.name);
+  }
+
+  /** Asks a teammate to shut down through its inbox; no answer in time (or --force) climbs the ladder. */
+  async shutdown(name: string, force: boolean): Promise<{ rung: StopRung | 'answered' | 'not-running' }> {
+    this.deps.roster.requireMember(name);
+    const slot = this.slots.get(name);
+    if (!slot?.child) {
+      if (slot?.restartTimer) clearTimeout(slot.restartTimer);
+      if (slot) slot.restartTimer = null;
+      this.deps.roster.patchMember(name, { status: 'shutdown', pid: null });
+      await this.releaseTasksOf(name, `${name} was shut down`);
+      return { rung: 'not-running' };
+    }
+    slot.expected = 'shutdown';
+    this.deps.roster.patchMember(name, { status: 'stopping' });
+    const child = slot.child;
+    if (!force) {
+      this.deps.mailbox.send({ from: LEAD, to: name, type: 'shutdown_request', content: 'The lead asks you to finish your current step and shut down.' });
+      if (await settlesWithin(slot.exited, this.deps.shutdownAnswerMs ?? this.ladder.ipcGraceMs)) {
+        return { rung: 'answered' };
+      }
+    }
+    const rung = await stopChild(child, () => sendToMember(child, { type: 'shutdown', reason: 'shutdown requested by the lead' }), this.ladder);
+    await slot.exited;
+    return { rung };
+  }
+
+  /** Stops every teammate (ladder, in parallel) and stops watching. Members resume on the next start. */
+  async stopAll(): Promise<Record<string, StopRung>> {
+    this.stopping = true;
+    await this.bell?.close();
+    const rungs: Record<string, StopRung> = {};
+    await Promise.all(
+      [...this.slots].map(async ([name, slot]) => {
+        if (slot.restartTimer) clearTimeout(slot.restartTimer);
+        slot.restartTimer = null;
+        const child = slot.child;
+        if (!child) return;
+        slot.expected = 'asleep';
+        rungs[name] = await stopChild(child, () => sendToMember(child, { type: 'shutdown', reason: 'the daemon is stopping' }), this.ladder);
+        await slot.exited;
+      }),
+    );
+    return rungs;
+  }
+
+  /** Pids of running teammate processes, for status and tests. */
+  runningPids(): Record<string, number> {
+    const pids: Record<string, number> = {};
+    for (const [name, slot] of this.slots) if (slot.child?.pid) pids[name] = slot.child.pid;
+    return pids;
+  }
+
+  private newSlot(): Slot {
+    return { child: null, startedAt: 0, history: FRESH_HISTORY, restartTimer: null, expected: null, exited: Promise.resolve() };
+  }
+
+  private launch(name: string): void {
+    const slot = this.slots.get(name) ?? this.newSlot();
+    this.slots.set(name, slot);
+    const logger = this.deps.logger.child({ teammate: name });
+    let markExited: () => void = () => {};
+    slot.exited = new Promise((resolve) => (markExited = resolve));
+    slot.expected = null;
+    slot.startedAt = this.now();
+    const child = forkMember({
+      script: this.deps.workerScript,
+      args: ['--dir', this.deps.paths.root, '--name', name],
+      env: this.deps.workerEnv,
+      logger,
+      onMessage: (message) => this.onMessage(name, slot, message),
+      onExit: (code, signal) => {
+        void this.onExit(name, slot, code, signal).finally(markExited);
+      },
+    });
+    slot.child = child;
+    this.deps.roster.patchMember(name, { status: 'starting', pid: child.pid ?? null, startedAt: new Date(slot.startedAt).toISOString() });
+    logger.info({ pid: child.pid }, 'teammate started');
+  }
+
+  private onMessage(name: string, slot: Slot, message: WorkerMessage): void {
+    switch (message.type) {
+      case 'ready':
+        this.deps.roster.patchMember(name, { status: 'idle' });
+        break;
+      case 'status':
+        this.deps.roster.patchMember(name, { status: message.status, task: message.task });
+        if (message.status === 'idle') this.scheduleWake();
+        break;
+      case 'asleep':
+        slot.expected = 'asleep';
+        break;
+      case 'shutting-down':
+        slot.expected = 'shutdown';
+        break;
+      case 'usage':
+        this.deps.roster.patchMember(name, { usage: message.usage });
+        break;
+    }
+  }
+
+  private async onExit(name: string, slot: Slot, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
+    slot.child = null;
+    const logger = this.deps.logger.child({ teammate: name });
+    const exit = { code, signal, expected: slot.expected !== null, startedAt: slot.startedAt, exitedAt: this.now() };
+    logger.info({ code, signal, expected: slot.expected }, 'teammate exited');
+    if (this.stopping) {
+      // Left for the next start: its task stays in progress and is resumed then.
+      this.deps.roster.patchMember(name, { status: 'asleep', pid: null });
+      return;
+    }
+    const decision = decideRestart(slot.history, exit, this.policy);
+    slot.history = decision.history;
+    switch (decision.action) {
+      case 'none': {
+        const status = slot.expected ?? 'asleep';
+        this.deps.roster.patchMember(name, { status, pid: null, lastExit: describeExit(exit) });
+        if (status === 'shutdown') await this.releaseTasksOf(name, `${name} shut down`);
+        this.scheduleWake();
+        return;
+      }
+      case 'restart': {
+        const member = this.deps.roster.member(name);
+        this.deps.roster.patchMember(name, { status: 'crashed', pid: null, restarts: (member?.restarts ?? 0) + 1, lastExit: describeExit(exit) });
+        this.notifyLead(name, 'teammate_crashed', `${name} crashed (${describeExit(exit)}); restarting in ${decision.afterMs} ms. Its task stays with it and is resumed.`);
+        slot.restartTimer = setTimeout(() => {
+          slot.restartTimer = null;
+          if (!this.stopping) this.launch(name);
+        }, decision.afterMs);
+        return;
+      }
+      case 'give-up': {
+        this.deps.roster.patchMember(name, { status: 'errored', pid: null, lastExit: describeExit(exit) });
+        const released = await this.releaseTasksOf(name, `${name} errored`);
+        this.notifyLead(
+          name,
+          'teammate_crashed',
+          `${name} ${decision.reason}; it is marked errored and will not be restarted.${released.length ? ` Task(s) ${released.join(', ')} went back to the board.` : ''} See: teamd logs ${name}`,
+        );
+        this.scheduleWake();
+        return;
+      }
+    }
+  }
+
+  private async watchForWork(bell: Doorbell): Promise<void> {
+    while (!this.stopping) {
+      const reason = await bell.wait();
+      if (reason === 'aborted') return;
+      this.wakeSleepers();
+    }
+  }
+
+  /** Coalesces bursts of file events into one look at the board and the inboxes. */
+  private scheduleWake(): void {
+    if (this.wakeScheduled || this.stopping) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      this.wakeSleepers();
+    });
+  }
+
+  private wakeSleepers(): void {
+    if (this.stopping) return;
+    try {
+      const members = this.deps.roster.read().members;
+      const asleep = members.filter((m) => m.status === 'asleep' && !this.slots.get(m.name)?.child && !this.slots.get(m.name)?.restartTimer);
+      if (asleep.length === 0) return;
+      const withUnread = new Set(asleep.filter((m) => this.hasUnread(m.name)).map((m) => m.name));
+      const openTasks = this.openTasksByOwner();
+      const readyTasks = this.deps.board.list({ ready: true }).tasks.length;
+      const awakeAvailable = members.filter((m) => (m.status === 'idle' || m.status === 'starting') && this.slots.get(m.name)?.child).length;
+      for (const name of chooseWakeUps({ asleep, withUnread, withOpenTask: new Set(openTasks.keys()), readyTasks, awakeAvailable })) {
+        this.deps.logger.info({ teammate: name }, 'waking teammate: work appeared');
+        this.launch(name);
+      }
+    } catch (error) {
+      this.deps.logger.error({ err: error }, 'could not check for work to wake teammates');
+    }
+  }
+
+  private hasUnread(name: string): boolean {
+    try {
+      const size = statSize(this.deps.paths.inboxFile(name));
+      return size > this.deps.cursorOf(name).read().offset;
+    } catch {
+      return false;
+    }
+  }
+
+  private openTasksByOwner(): Map<string, number[]> {
+    const byOwner = new Map<string, number[]>();
+    for (const task of this.deps.board.list({ status: 'in_progress' }).tasks) {
+      if (task.owner) byOwner.set(task.owner, [...(byOwner.get(task.owner) ?? []), task.id]);
+    }
+    return byOwner;
+  }
+
+  /** Puts a teammate's in-progress tasks back on the board, fenced by the claim number seen. */
+  private async releaseTasksOf(name: string, why: string): Promise<number[]> {
+    const released: number[] = [];
+    for (const task of this.deps.board.list({ status: 'in_progress', owner: name }).tasks) {
+      try {
+        await this.deps.board.release(task.id, { owner: name, claim: task.claim });
+        released.push(task.id);
+        this.deps.logger.info({ taskId: task.id, teammate: name, why }, 'task released back to the board');
+      } catch (error) {
+        this.deps.logger.warn({ err: error, taskId: task.id }, 'could not release task');
+      }
+    }
+    return released;
+  }
+
+  private notifyLead(name: string, type: 'teammate_crashed', content: string): void {
+    try {
+      this.deps.mailbox.send({ from: name, to: LEAD, type, content });
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'could not notify the lead');
+    }
+  }
+}
+
+function statSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { decideRestart, DEFAULT_RESTART_POLICY, FRESH_HISTORY, type ExitInfo, type RestartHistory } from '../../src/supervisor/restart-policy.js';
+
+const policy = { ...DEFAULT_RESTART_POLICY, minUptimeMs: 1000, maxUnstableRestarts: 3, initialBackoffMs: 100, backoffFactor: 1.5, maxBackoffMs: 300 };
+
+function exit(overrides: Partial<ExitInfo> = {}): ExitInfo {
+  return { code: 1, signal: null, expected: false, startedAt: 0, exitedAt: 10, ...overrides };
+}
+
+describe('decideRestart', () => {
+  it('does not restart a normal exit or one the supervisor asked for', () => {
+    expect(decideRestart(FRESH_HISTORY, exit({ code: 0 }), policy).action).toBe('none');
+    expect(decideRestart(FRESH_HISTORY, exit({ code: null, signal: 'SIGTERM', expected: true }), policy).action).toBe('none');
+  });
+
+  it('restarts crashes in quick succession with growing, capped backoff, then gives up', () => {
+    let history: RestartHistory = FRESH_HISTORY;
+    const delays: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const decision = decideRestart(history, exit({ signal: 'SIGKILL', code: null }), policy);
+      expect(decision.action).toBe('restart');
+      if (decision.action === 'restart') delays.push(decision.afterMs);
+      history = decision.history;
+    }
+    expect(delays).toEqual([100, 150, 225]);
+    const last = decideRestart(history, exit(), policy);
+    expect(last.action).toBe('give-up');
+    if (last.action === 'give-up') expect(last.reason).toMatch(/crashed 4 times in a row.*exit code 1/);
+  });
+
+  it('caps the backoff', () => {
+    const decision = decideRestart({ unstableRestarts: 1, lastBackoffMs: 250 }, exit(), policy);
+    expect(decision).toMatchObject({ action: 'restart', afterMs: 300 });
+  });
+
+  it('a crash after a stable run restarts at once and forgets earlier trouble', () => {
+    const decision = decideRestart({ unstableRestarts: 3, lastBackoffMs: 300 }, exit({ startedAt: 0, exitedAt: 5000 }), policy);
+    expect(decision).toEqual({ action: 'restart', afterMs: 100, history: { unstableRestarts: 0, lastBackoffMs: 100 } });
+  });
+});
