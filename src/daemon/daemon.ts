@@ -50,7 +50,7 @@ export class Daemon {
     let supervisor: Supervisor | null = null;
     try {
       const roster = new RosterStore(paths);
-      roster.update((config) => ({ ...config, settings: { ...config.settings, ...definedOnly(options.settings ?? {}) } }));
+      const { settings } = roster.update((config) => ({ ...config, settings: { ...config.settings, ...definedOnly(options.settings ?? {}) } }));
       const board = new Board({ paths, locker, logger });
       supervisor = new Supervisor({
         paths,
@@ -63,7 +63,7 @@ export class Daemon {
         workerScript: options.workerScript,
         workerEnv: options.workerEnv,
         ...(options.restartPolicy ? { restartPolicy: options.restartPolicy } : {}),
-        ...(options.ladder ? { ladder: options.ladder } : {}),
+        ladder: options.ladder ?? { ipcGraceMs: settings.ipcGraceMs, termGraceMs: settings.termGraceMs },
       });
       const daemon = new Daemon(options, supervisor, info);
       await supervisor.start();

@@ -37,12 +37,15 @@ export const settingsSchema = z.looseObject({
   /** A teammate idle this long exits and sleeps until work appears; 0 = never. */
   idleTimeoutMs: z.number().int().nonnegative().default(60_000),
   model: z.string().default('offline'),
+  /** Stop ladder: how long a teammate gets to answer a shutdown (inbox or IPC), then after SIGTERM. */
+  ipcGraceMs: z.number().int().positive().default(10_000),
+  termGraceMs: z.number().int().positive().default(5_000),
 });
 export type TeamSettings = z.infer<typeof settingsSchema>;
 
 export const configSchema = z.looseObject({
   members: z.array(memberSchema).default([]),
-  settings: settingsSchema.default({ idleTimeoutMs: 60_000, model: 'offline' }),
+  settings: settingsSchema.default({ idleTimeoutMs: 60_000, model: 'offline', ipcGraceMs: 10_000, termGraceMs: 5_000 }),
 });
 
 export type Member = z.infer<typeof memberSchema>;

@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { isAlive, readLiveDaemon } from '../../src/daemon/pid-file.js';
+import { statePaths } from '../../src/paths.js';
+import { livePids, member, startDaemon } from '../helpers/daemon.js';
+import { runTeamd } from '../helpers/processes.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { waitFor } from '../helpers/wait.js';
+
+function stateDir(): string {
+  return path.join(makeTempDir(), '.team');
+}
+
+describe('teamd start / stop', () => {
+  it('starts one daemon per state folder; a second start names the running pid', async () => {
+    const dir = stateDir();
+    const info = await startDaemon(dir);
+    expect(isAlive(info.pid)).toBe(true);
+    const socketMode = fs.statSync(statePaths(dir).daemonSocket).mode & 0o777;
+    expect(socketMode).toBe(0o600);
+    const second = await runTeamd(['start', '--dir', dir]);
+    expect(second.code).not.toBe(0);
+    expect(second.stderr).toContain(`pid ${info.pid}`);
+    const status = JSON.parse((await runTeamd(['status', '--dir', dir, '--json'])).stdout);
+    expect(status).toMatchObject({ daemon: { pid: info.pid, dir }, members: [], tasks: { pending: 0, in_progress: 0 } });
+    const stopped = await runTeamd(['stop', '--dir', dir]);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(isAlive(info.pid)).toBe(false);
+    expect(fs.existsSync(statePaths(dir).daemonPid)).toBe(false);
+    expect(fs.existsSync(statePaths(dir).daemonSocket)).toBe(false);
+  });
+
+  it('cleans up the pid file of a daemon that was killed, and starts', async () => {
+    const dir = stateDir();
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    fs.mkdirSync(statePaths(dir).runDir, { recursive: true });
+    fs.writeFileSync(statePaths(dir).daemonPid, JSON.stringify({ pid: dead, startedAt: new Date().toISOString(), dir }));
+    fs.writeFileSync(statePaths(dir).daemonSocket, '');
+    const info = await startDaemon(dir);
+    expect(info.pid).not.toBe(dead);
+    expect(readLiveDaemon(statePaths(dir))?.pid).toBe(info.pid);
+  });
+
+  it('read-only commands work with the daemon down; commands that need it say how to start it', async () => {
+    const dir = stateDir();
+    fs.mkdirSync(dir, { recursive: true });
+    const status = await runTeamd(['status', '--dir', dir, '--json']);
+    expect(JSON.parse(status.stdout).daemon).toBeNull();
+    const spawn = await runTeamd(['spawn', 'alice', 'coder', '--dir', dir]);
+    expect(spawn.code).toBe(1);
+    expect(spawn.stderr).toContain('teamd start');
+    const stop = await runTeamd(['stop', '--dir', dir]);
+    expect(stop).toMatchObject({ code: 0 });
+    expect(stop.stdout).toContain('no teamd daemon is running');
+  });
+
+  it('SIGTERM to the daemon stops every teammate, then the daemon: nothing left running', async () => {
+    const dir = stateDir();
+    const info = await startDaemon(dir);
+    for (const name of ['alice', 'bob']) expect((await runTeamd(['spawn', name, 'coder', '--dir', dir])).code).toBe(0);
+    await waitFor(() => member(dir, 'bob')?.status === 'idle', 'bob idle');
+    const pids = livePids(dir);
+    expect(pids).toHaveLength(2);
+    process.kill(info.pid, 'SIGTERM');
+    await waitFor(() => !isAlive(info.pid), 'daemon exit');
+    expect(pids.filter(isAlive)).toEqual([]);
+    expect(member(dir, 'alice')).toMatchObject({ status: 'asleep', pid: null });
+  });
+
+  it('20 teammates spawned, then stop: zero processes left', async () => {
+    const dir = stateDir();
+    const info = await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
+    for (let i = 0; i < 20; i++) expect((await runTeamd(['spawn', `mate-${i}`, 'coder', '--dir', dir])).code).toBe(0);
+    await waitFor(() => livePids(dir).length === 20 && Array.from({ length: 20 }, (_, i) => member(dir, `mate-${i}`)?.status).every((s) => s === 'idle'), '20 idle teammates');
+    const pids = livePids(dir);
+    const stop = await runTeamd(['stop', '--dir', dir]);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(pids.filter(isAlive)).toEqual([]);
+    expect(isAlive(info.pid)).toBe(false);
+  });
+
+  it('kill -9 of the daemon: its teammates exit by themselves, and the next start resumes them', async () => {
+    const dir = stateDir();
+    const info = await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
+    await runTeamd(['spawn', 'alice', 'coder', '--dir', dir]);
+    const pid = await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'alice')?.pid, 'alice idle');
+    process.kill(info.pid, 'SIGKILL');
+    await waitFor(() => !isAlive(pid), 'the orphaned teammate to exit', 5_000);
+    await startDaemon(dir);
+    const again = await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'alice')?.pid, 'alice resumed');
+    expect(again).not.toBe(pid);
+  });
+});

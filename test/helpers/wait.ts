@@ -1,0 +1,12 @@
+import { setTimeout as delay } from 'node:timers/promises';
+
+/** Polls a condition until it holds, failing after a deadline. Never a fixed sleep. */
+export async function waitFor<T>(probe: () => T | undefined | false | null, what: string, deadlineMs = 30_000): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== false && value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}`);
+    await delay(10);
+  }
+}
