@@ -3,6 +3,8 @@ import { Command, CommanderError } from 'commander';
 import { TeamdError } from '../errors.js';
 import { startCommand, stopCommand } from './commands/daemon.js';
 import { demoCommand } from './commands/demo.js';
+import { logsCommand } from './commands/logs.js';
+import { serviceCommand } from './commands/service.js';
 import { shutdownCommand, spawnCommand, statusCommand, teamCommand } from './commands/team.js';
 import { broadcastCommand, inboxCommand, sendCommand } from './commands/messages.js';
 import { taskCommand } from './commands/task.js';
@@ -41,6 +43,8 @@ export function buildProgram(io: Io): Command {
     .addCommand(shutdownCommand(io))
     .addCommand(statusCommand(io))
     .addCommand(teamCommand(io))
+    .addCommand(logsCommand(io))
+    .addCommand(serviceCommand(io))
     .addCommand(taskCommand(io))
     .addCommand(sendCommand(io))
     .addCommand(broadcastCommand(io))

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { isAlive, readLiveDaemon } from '../../src/daemon/pid-file.js';
 import { statePaths } from '../../src/paths.js';
+import { openBoard } from '../helpers/board.js';
 import { livePids, member, startDaemon } from '../helpers/daemon.js';
 import { runTeamd } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -91,5 +92,28 @@ describe('teamd start / stop', () => {
     await startDaemon(dir);
     const again = await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'alice')?.pid, 'alice resumed');
     expect(again).not.toBe(pid);
+  });
+
+  it('reconciles on start: a task held by an errored member goes back to the board; a member that was working is resumed', async () => {
+    const dir = stateDir();
+    const { board } = openBoard(dir);
+    await board.add({ subject: 'held by a dead teammate' });
+    await board.add({ subject: 'held by a teammate to resume' });
+    await board.claim(1, 'ghost');
+    await board.claim(2, 'worker');
+    fs.writeFileSync(
+      statePaths(dir).config,
+      JSON.stringify({
+        members: [
+          { name: 'ghost', role: 'coder', status: 'errored', pid: null },
+          { name: 'worker', role: 'coder', status: 'working', pid: 999999, task: 2 },
+        ],
+      }),
+    );
+    await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
+    expect(board.get(1)).toMatchObject({ status: 'pending', owner: null });
+    expect(board.get(2)).toMatchObject({ status: 'in_progress', owner: 'worker' });
+    const pid = await waitFor(() => member(dir, 'worker')?.pid, 'worker relaunched');
+    expect(isAlive(pid)).toBe(true);
   });
 });

@@ -1,0 +1,36 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../logger.js';
+import { Doorbell } from './doorbell.js';
+
+/**
+ * Calls onLine for every complete line of a file from `offset`, then for each new one as it
+ * is appended, until the signal aborts. Woken by the file watcher, never by a timer.
+ */
+export async function followLines(file: string, offset: number, onLine: (line: string) => void, signal: AbortSignal, logger: Logger): Promise<void> {
+  const bell = await Doorbell.open({ dirs: [path.dirname(file)], accept: (changed) => path.resolve(changed) === path.resolve(file), logger });
+  let position = offset;
+  let pending = '';
+  try {
+    while (!signal.aborted) {
+      const size = fs.existsSync(file) ? fs.statSync(file).size : 0;
+      if (size < position) position = 0;
+      if (size > position) {
+        const fd = fs.openSync(file, 'r');
+        try {
+          const buffer = Buffer.alloc(size - position);
+          const length = fs.readSync(fd, buffer, 0, buffer.length, position);
+          position += length;
+          const lines = (pending + buffer.subarray(0, length).toString('utf8')).split('\n');
+          pending = lines.pop() ?? '';
+          for (const line of lines) if (line.length > 0) onLine(line);
+        } finally {
+          fs.closeSync(fd);
+        }
+      }
+      await bell.wait(signal);
+    }
+  } finally {
+    await bell.close();
+  }
+}

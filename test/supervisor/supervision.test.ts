@@ -1,0 +1,112 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isAlive } from '../../src/daemon/pid-file.js';
+import { readInboxFrom } from '../../src/inbox/inbox-file.js';
+import { statePaths } from '../../src/paths.js';
+import { openBoard } from '../helpers/board.js';
+import { member, startDaemon } from '../helpers/daemon.js';
+import { runTeamd } from '../helpers/processes.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { waitFor } from '../helpers/wait.js';
+
+const FAST_LADDER = { ipcGraceMs: 300, termGraceMs: 300 };
+
+function stateDir(): string {
+  return path.join(makeTempDir(), '.team');
+}
+
+function leadMessages(dir: string) {
+  return readInboxFrom(statePaths(dir).inboxFile('lead'), 0).messages.map((m) => m.message);
+}
+
+async function spawn(dir: string, name: string): Promise<void> {
+  const result = await runTeamd(['spawn', name, 'coder', '--dir', dir]);
+  expect(result.code, result.stderr).toBe(0);
+}
+
+describe('supervising teammates', () => {
+  it('shutdown: the teammate answers shutdown_response to the lead and exits; a second spawn of a running name is refused', async () => {
+    const dir = stateDir();
+    await startDaemon(dir);
+    await spawn(dir, 'alice');
+    const again = await runTeamd(['spawn', 'alice', 'coder', '--dir', dir]);
+    expect(again.code).toBe(4);
+    expect(again.stderr).toContain('already running');
+    const pid = await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'alice')?.pid, 'alice idle');
+    const result = await runTeamd(['shutdown', 'alice', '--dir', dir, '--json']);
+    expect(JSON.parse(result.stdout)).toEqual({ name: 'alice', rung: 'answered' });
+    expect(isAlive(pid)).toBe(false);
+    expect(member(dir, 'alice')).toMatchObject({ status: 'shutdown', pid: null });
+    const response = leadMessages(dir).find((m) => m.type === 'shutdown_response');
+    expect(response).toMatchObject({ from: 'alice', approve: true, requestId: expect.any(String) });
+  });
+
+  it('the ladder: a teammate that ignores IPC dies by SIGTERM; one that ignores SIGTERM too, by SIGKILL', async () => {
+    const hangDir = stateDir();
+    await startDaemon(hangDir, { worker: 'hang.mjs', settings: FAST_LADDER });
+    await spawn(hangDir, 'hanger');
+    await waitFor(() => member(hangDir, 'hanger')?.status === 'idle', 'hanger idle');
+    expect(JSON.parse((await runTeamd(['shutdown', 'hanger', '--force', '--dir', hangDir, '--json'])).stdout).rung).toBe('sigterm');
+
+    const stubbornDir = stateDir();
+    await startDaemon(stubbornDir, { worker: 'ignore-sigterm.mjs', settings: FAST_LADDER });
+    await spawn(stubbornDir, 'stubborn');
+    const pid = await waitFor(() => member(stubbornDir, 'stubborn')?.status === 'idle' && member(stubbornDir, 'stubborn')?.pid, 'stubborn idle');
+    expect(JSON.parse((await runTeamd(['shutdown', 'stubborn', '--dir', stubbornDir, '--json'])).stdout).rung).toBe('sigkill');
+    expect(isAlive(pid)).toBe(false);
+    expect(member(stubbornDir, 'stubborn')?.status).toBe('shutdown');
+  });
+
+  it('kill -9 of a teammate: restarted with a new process, counted, and the lead is told', async () => {
+    const dir = stateDir();
+    await startDaemon(dir);
+    await spawn(dir, 'alice');
+    const pid = await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'alice')?.pid, 'alice idle');
+    process.kill(pid, 'SIGKILL');
+    const next = await waitFor(() => {
+      const m = member(dir, 'alice');
+      return m?.status === 'idle' && m.pid !== pid && m.pid;
+    }, 'alice restarted');
+    expect(isAlive(next)).toBe(true);
+    expect(member(dir, 'alice')).toMatchObject({ restarts: 1, lastExit: 'killed by SIGKILL' });
+    expect(leadMessages(dir).find((m) => m.type === 'teammate_crashed')?.content).toMatch(/alice crashed \(killed by SIGKILL\); restarting/);
+  });
+
+  it('a teammate that keeps crashing on start is marked errored, its task released, the lead told', async () => {
+    const dir = stateDir();
+    const { board } = openBoard(dir);
+    await board.add({ subject: 'fragile work' });
+    await startDaemon(dir, { worker: 'claim-then-crash.mjs' });
+    await spawn(dir, 'crashy');
+    await waitFor(() => member(dir, 'crashy')?.status === 'errored', 'crashy errored');
+    expect(member(dir, 'crashy')).toMatchObject({ pid: null, lastExit: 'exit code 4' });
+    expect(board.get(1)).toMatchObject({ status: 'pending', owner: null, claim: 1 });
+    const notice = leadMessages(dir).filter((m) => m.type === 'teammate_crashed').at(-1);
+    expect(notice?.content).toMatch(/crashy crashed 6 times in a row.*errored.*Task\(s\) 1 went back to the board/);
+  });
+
+  it('a normal exit (code 0) is not a crash: no restart, the member sleeps', async () => {
+    const dir = stateDir();
+    await startDaemon(dir, { worker: 'exit-zero.mjs' });
+    await spawn(dir, 'quitter');
+    await waitFor(() => member(dir, 'quitter')?.status === 'asleep', 'quitter asleep');
+    expect(member(dir, 'quitter')).toMatchObject({ pid: null, restarts: 0 });
+  });
+
+  it('idle timeout puts a teammate to sleep; a message, and then a ready task, wake it', async () => {
+    const dir = stateDir();
+    await startDaemon(dir, { settings: { idleTimeoutMs: 300 } });
+    await spawn(dir, 'sleepy');
+    const first = await waitFor(() => member(dir, 'sleepy')?.pid, 'sleepy started');
+    await waitFor(() => member(dir, 'sleepy')?.status === 'asleep', 'sleepy asleep');
+    expect(isAlive(first)).toBe(false);
+    await runTeamd(['send', 'sleepy', 'wake up', '--dir', dir]);
+    await waitFor(() => member(dir, 'sleepy')?.pid && member(dir, 'sleepy')?.pid !== first, 'woken by a message');
+    // The woken teammate consumed its message: its cursor moved past it.
+    await waitFor(() => member(dir, 'sleepy')?.status === 'asleep', 'asleep again');
+    expect((await runTeamd(['inbox', 'sleepy', '--unread', '--dir', dir, '--json'])).stdout.trim()).toBe('[]');
+    const beforeTask = member(dir, 'sleepy')?.startedAt;
+    await runTeamd(['task', 'add', 'work for a sleeper', '--dir', dir]);
+    await waitFor(() => member(dir, 'sleepy')?.startedAt !== beforeTask && member(dir, 'sleepy')?.pid, 'woken by a ready task');
+  });
+});
