@@ -1,7 +1,8 @@
 import { benchBoard } from './board.js';
+import { benchDaemon } from './daemon.js';
 import { benchMailbox } from './mailbox.js';
 
-const BENCHES: Record<string, () => Promise<void>> = { board: benchBoard, mailbox: benchMailbox };
+const BENCHES: Record<string, () => Promise<void>> = { board: benchBoard, mailbox: benchMailbox, daemon: benchDaemon };
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !(name in BENCHES));

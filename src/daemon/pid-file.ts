@@ -13,13 +13,25 @@ export const pidInfoSchema = z.looseObject({
 });
 export type PidInfo = z.infer<typeof pidInfoSchema>;
 
-/** Whether a pid names a live process on this host (pids are host-scoped by design). */
+/**
+ * Whether a pid names a live process on this host (pids are host-scoped by design). A zombie
+ * (exited, not yet reaped by its parent) is not alive.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return isNodeError(error, 'EPERM');
+  }
+  return !isZombie(pid);
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }
 

@@ -194,6 +194,7 @@ export class Supervisor {
     switch (message.type) {
       case 'ready':
         this.deps.roster.patchMember(name, { status: 'idle' });
+        this.deps.logger.info({ teammate: name, readyMs: this.now() - slot.startedAt }, 'teammate ready');
         break;
       case 'status':
         this.deps.roster.patchMember(name, { status: message.status, task: message.task });

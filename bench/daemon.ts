@@ -1,0 +1,126 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { Board } from '../src/board/board.js';
+import { requestDaemon } from '../src/daemon/control-client.js';
+import { isAlive, readLiveDaemon } from '../src/daemon/pid-file.js';
+import { FileLocker } from '../src/fs/file-lock.js';
+import { createLogger } from '../src/logger.js';
+import { statePaths, type StatePaths } from '../src/paths.js';
+import { readConfig, type Member } from '../src/roster/roster.js';
+import { availableMiB, cpuSeconds, rssMiB } from './proc.js';
+import { formatMs, percentile } from './stats.js';
+
+const TEAMD = fileURLToPath(new URL('../../bin/teamd', import.meta.url));
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 30);
+const MAX_TEAM = Number(process.env.BENCH_MAX_TEAM ?? 100);
+
+function teamd(args: string[]): string {
+  return execFileSync(process.execPath, [TEAMD, ...args], { encoding: 'utf8' });
+}
+
+function member(paths: StatePaths, name: string): Member | undefined {
+  return readConfig(paths.config).members.find((m) => m.name === name);
+}
+
+/** Polls the roster (every 2 ms) until a condition holds; returns when it did. */
+async function until(probe: () => boolean, what: string, deadlineMs = 60_000): Promise<number> {
+  const deadline = performance.now() + deadlineMs;
+  while (!probe()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await delay(2);
+  }
+  return performance.now();
+}
+
+function freshTeam(): StatePaths {
+  const root = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'teamd-bench-daemon-')), '.team');
+  fs.mkdirSync(root);
+  fs.writeFileSync(path.join(root, 'config.json'), JSON.stringify({ members: [], settings: { idleTimeoutMs: 0 } }));
+  return statePaths(root);
+}
+
+function readyTimes(paths: StatePaths): number[] {
+  return fs
+    .readFileSync(paths.logFile('daemon'), 'utf8')
+    .split('\n')
+    .filter((line) => line.includes('"teammate ready"'))
+    .map((line) => (JSON.parse(line) as { readyMs: number }).readyMs);
+}
+
+async function spawnIdle(paths: StatePaths, name: string): Promise<void> {
+  await requestDaemon(paths, { op: 'spawn', name, role: 'bench' });
+  await until(() => member(paths, name)?.status === 'idle', `${name} idle`);
+}
+
+export async function benchDaemon(): Promise<void> {
+  const paths = freshTeam();
+  teamd(['start', '--dir', paths.root]);
+  const daemonPid = readLiveDaemon(paths)!.pid;
+  const out: string[] = [];
+  try {
+    // Spawn-to-ready, one at a time, for 10 teammates.
+    for (let i = 0; i < 10; i++) await spawnIdle(paths, `idle-${i}`);
+    const ready = readyTimes(paths);
+    const workers = readConfig(paths.config).members.map((m) => m.pid!);
+    const rss = workers.map(rssMiB);
+    out.push(`spawn -> ready (fork to the worker's ready message), 10 teammates: p50 ${formatMs(percentile(ready, 50))} ms, max ${formatMs(Math.max(...ready))} ms`);
+    out.push(`resident memory per idle teammate: p50 ${percentile(rss, 50).toFixed(1)} MiB (daemon: ${rssMiB(daemonPid).toFixed(1)} MiB)`);
+
+    // CPU while idle: nobody polls.
+    const before = [daemonPid, ...workers].map(cpuSeconds);
+    await delay(IDLE_SECONDS * 1000);
+    const used = [daemonPid, ...workers].map((pid, i) => cpuSeconds(pid) - before[i]!);
+    const total = used.reduce((a, b) => a + b, 0);
+    out.push(
+      `CPU over ${IDLE_SECONDS} s idle: daemon ${used[0]!.toFixed(2)} s, 10 teammates ${(total - used[0]!).toFixed(2)} s in all (${((total / IDLE_SECONDS) * 100).toFixed(2)} % of one core)`,
+    );
+
+    // A dead worker's task: kill -9 a teammate holding a task; it is restarted and resumes the task.
+    const logger = createLogger();
+    const board = new Board({ paths, locker: new FileLocker({ logger }), logger });
+    const resumeMs: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      const name = `idle-${round}`;
+      const task = await board.add({ subject: `held by ${name}` });
+      await board.claim(task.id, name);
+      const victim = member(paths, name)!.pid!;
+      const killedAt = performance.now();
+      process.kill(victim, 'SIGKILL');
+      const back = await until(() => {
+        const m = member(paths, name);
+        return m?.status === 'idle' && m.pid !== victim && board.get(task.id).owner === name;
+      }, `${name} resumed`);
+      resumeMs.push(back - killedAt);
+      await board.complete(task.id, { owner: name });
+    }
+    out.push(`kill -9 of a teammate holding a task -> restarted and holding it again: p50 ${formatMs(percentile(resumeMs, 50))} ms, max ${formatMs(Math.max(...resumeMs))} ms`);
+
+    // Largest team: keep spawning up to the cap, measuring memory.
+    const spawnStarted = performance.now();
+    for (let i = 10; i < MAX_TEAM; i++) await spawnIdle(paths, `idle-${i}`);
+    const team = readConfig(paths.config).members.filter((m) => m.status === 'idle');
+    const teamRss = team.map((m) => rssMiB(m.pid!));
+    const perMate = teamRss.reduce((a, b) => a + b, 0) / teamRss.length;
+    out.push(
+      `largest team run: ${team.length} idle teammates (cap BENCH_MAX_TEAM=${MAX_TEAM}), spawned in ${((performance.now() - spawnStarted) / 1000).toFixed(1)} s; ` +
+        `${perMate.toFixed(1)} MiB each; by memory this machine (${(availableMiB() / 1024).toFixed(1)} GiB available now) fits about ${Math.floor(availableMiB() / perMate) + team.length} more in all`,
+    );
+
+    // kill -9 of the daemon: every teammate notices the lost IPC channel and exits.
+    const pids = team.map((m) => m.pid!);
+    const killedAt = performance.now();
+    process.kill(daemonPid, 'SIGKILL');
+    const gone = await until(() => pids.every((pid) => !isAlive(pid)), 'teammates to exit after the daemon died', 30_000);
+    out.push(`kill -9 of the daemon with ${pids.length} teammates -> all of them gone in ${formatMs(gone - killedAt)} ms`);
+  } finally {
+    if (isAlive(daemonPid)) teamd(['stop', '--dir', paths.root]);
+    for (const m of readConfig(paths.config).members) if (m.pid && isAlive(m.pid)) process.kill(m.pid, 'SIGKILL');
+    fs.rmSync(path.dirname(paths.root), { recursive: true, force: true });
+  }
+  process.stdout.write(`daemon: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}\n${out.map((line) => `  ${line}`).join('\n')}\n`);
+}
+
