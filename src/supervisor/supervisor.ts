@@ -119,8 +119,8 @@ export class Supervisor {
     if (!slot?.child) {
       if (slot?.restartTimer) clearTimeout(slot.restartTimer);
       if (slot) slot.restartTimer = null;
-      this.deps.roster.patchMember(name, { status: 'shutdown', pid: null });
       await this.releaseTasksOf(name, `${name} was shut down`);
+      this.deps.roster.patchMember(name, { status: 'shutdown', pid: null });
       return { rung: 'not-running' };
     }
     slot.expected = 'shutdown';
@@ -227,8 +227,9 @@ export class Supervisor {
     switch (decision.action) {
       case 'none': {
         const status = slot.expected ?? 'asleep';
-        this.deps.roster.patchMember(name, { status, pid: null, lastExit: describeExit(exit) });
+        // Tasks first, status last: whoever sees the new status also sees the board settled.
         if (status === 'shutdown') await this.releaseTasksOf(name, `${name} shut down`);
+        this.deps.roster.patchMember(name, { status, pid: null, lastExit: describeExit(exit) });
         this.scheduleWake();
         return;
       }
@@ -243,8 +244,8 @@ export class Supervisor {
         return;
       }
       case 'give-up': {
-        this.deps.roster.patchMember(name, { status: 'errored', pid: null, lastExit: describeExit(exit) });
         const released = await this.releaseTasksOf(name, `${name} errored`);
+        this.deps.roster.patchMember(name, { status: 'errored', pid: null, lastExit: describeExit(exit) });
         this.notifyLead(
           name,
           'teammate_crashed',
