@@ -17,6 +17,7 @@ import { formatMs, percentile } from './stats.js';
 const TEAMD = fileURLToPath(new URL('../../bin/teamd', import.meta.url));
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 30);
 const MAX_TEAM = Number(process.env.BENCH_MAX_TEAM ?? 100);
+const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 10);
 
 function teamd(args: string[]): string {
   return execFileSync(process.execPath, [TEAMD, ...args], { encoding: 'utf8' });
@@ -26,14 +27,31 @@ function member(paths: StatePaths, name: string): Member | undefined {
   return readConfig(paths.config).members.find((m) => m.name === name);
 }
 
-/** Polls the roster (every 2 ms) until a condition holds; returns when it did. */
-async function until(probe: () => boolean, what: string, deadlineMs = 60_000): Promise<number> {
+/** Polls (every `everyMs`) until a condition holds; returns when it did. */
+async function until(probe: () => boolean, what: string, deadlineMs = 60_000, everyMs = 2): Promise<number> {
   const deadline = performance.now() + deadlineMs;
   while (!probe()) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await delay(2);
+    await delay(everyMs);
   }
   return performance.now();
+}
+
+/** kill -9 of a daemon with `size` idle teammates: ms until every teammate has exited. */
+async function orphanCheck(size: number): Promise<number> {
+  const paths = freshTeam();
+  teamd(['start', '--dir', paths.root]);
+  const daemonPid = readLiveDaemon(paths)!.pid;
+  try {
+    for (let i = 0; i < size; i++) await spawnIdle(paths, `m-${i}`);
+    const pids = readConfig(paths.config).members.map((m) => m.pid!);
+    const killedAt = performance.now();
+    process.kill(daemonPid, 'SIGKILL');
+    return (await until(() => pids.every((pid) => !isAlive(pid)), 'teammates to exit after the daemon died', 30_000, 20)) - killedAt;
+  } finally {
+    for (const m of readConfig(paths.config).members) if (m.pid && isAlive(m.pid)) process.kill(m.pid, 'SIGKILL');
+    fs.rmSync(path.dirname(paths.root), { recursive: true, force: true });
+  }
 }
 
 function freshTeam(): StatePaths {
@@ -70,13 +88,14 @@ export async function benchDaemon(): Promise<void> {
     out.push(`spawn -> ready (fork to the worker's ready message), 10 teammates: p50 ${formatMs(percentile(ready, 50))} ms, max ${formatMs(Math.max(...ready))} ms`);
     out.push(`resident memory per idle teammate: p50 ${percentile(rss, 50).toFixed(1)} MiB (daemon: ${rssMiB(daemonPid).toFixed(1)} MiB)`);
 
-    // CPU while idle: nobody polls.
+    // CPU while idle: nobody polls. Let start-up work (JIT, GC) settle first.
+    await delay(SETTLE_SECONDS * 1000);
     const before = [daemonPid, ...workers].map(cpuSeconds);
     await delay(IDLE_SECONDS * 1000);
     const used = [daemonPid, ...workers].map((pid, i) => cpuSeconds(pid) - before[i]!);
     const total = used.reduce((a, b) => a + b, 0);
     out.push(
-      `CPU over ${IDLE_SECONDS} s idle: daemon ${used[0]!.toFixed(2)} s, 10 teammates ${(total - used[0]!).toFixed(2)} s in all (${((total / IDLE_SECONDS) * 100).toFixed(2)} % of one core)`,
+      `CPU over ${IDLE_SECONDS} s idle (after ${SETTLE_SECONDS} s to settle): daemon ${used[0]!.toFixed(2)} s, 10 teammates ${(total - used[0]!).toFixed(2)} s in all (${((total / IDLE_SECONDS) * 100).toFixed(2)} % of one core)`,
     );
 
     // A dead worker's task: kill -9 a teammate holding a task; it is restarted and resumes the task.
@@ -114,13 +133,14 @@ export async function benchDaemon(): Promise<void> {
     const pids = team.map((m) => m.pid!);
     const killedAt = performance.now();
     process.kill(daemonPid, 'SIGKILL');
-    const gone = await until(() => pids.every((pid) => !isAlive(pid)), 'teammates to exit after the daemon died', 30_000);
+    const gone = await until(() => pids.every((pid) => !isAlive(pid)), 'teammates to exit after the daemon died', 30_000, 20);
     out.push(`kill -9 of the daemon with ${pids.length} teammates -> all of them gone in ${formatMs(gone - killedAt)} ms`);
   } finally {
     if (isAlive(daemonPid)) teamd(['stop', '--dir', paths.root]);
     for (const m of readConfig(paths.config).members) if (m.pid && isAlive(m.pid)) process.kill(m.pid, 'SIGKILL');
     fs.rmSync(path.dirname(paths.root), { recursive: true, force: true });
   }
+  out.push(`kill -9 of the daemon with 10 teammates -> all of them gone in ${formatMs(await orphanCheck(10))} ms`);
   process.stdout.write(`daemon: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}\n${out.map((line) => `  ${line}`).join('\n')}\n`);
 }
 

@@ -1,0 +1,65 @@
+import type { Task } from '../board/task.js';
+import type { Message } from '../inbox/message.js';
+
+/**
+ * What the runtime injects into a conversation starts with a tag like `[teamd:task id=3]`:
+ * the model reads the prose, and the offline model (and a person reading the session) the tag.
+ */
+export type Directive =
+  | { readonly kind: 'task'; readonly id: number }
+  | { readonly kind: 'resume'; readonly id: number }
+  | { readonly kind: 'message'; readonly from: string; readonly type: string }
+  | { readonly kind: 'plan'; readonly approve: boolean }
+  | { readonly kind: 'identity' }
+  | { readonly kind: 'continue' }
+  | { readonly kind: 'summary' };
+
+const TAG = /^\[teamd:(\w+)((?: [a-z]+=[^\s\]]+)*)\]/;
+
+export function parseDirective(text: string): Directive | null {
+  const match = TAG.exec(text);
+  if (!match) return null;
+  const attrs = Object.fromEntries(
+    (match[2] ?? '')
+      .trim()
+      .split(' ')
+      .filter(Boolean)
+      .map((pair) => pair.split('=') as [string, string]),
+  );
+  switch (match[1]) {
+    case 'task':
+      return { kind: 'task', id: Number(attrs.id) };
+    case 'resume':
+      return { kind: 'resume', id: Number(attrs.id) };
+    case 'message':
+      return { kind: 'message', from: attrs.from ?? 'lead', type: attrs.type ?? 'message' };
+    case 'plan':
+      return { kind: 'plan', approve: attrs.approve === 'true' };
+    case 'identity':
+      return { kind: 'identity' };
+    case 'continue':
+      return { kind: 'continue' };
+    case 'summary':
+      return { kind: 'summary' };
+    default:
+      return null;
+  }
+}
+
+export function taskDirective(task: Pick<Task, 'id' | 'subject' | 'description' | 'claim'>): string {
+  return `[teamd:task id=${task.id}]\nYou claimed task ${task.id} (claim ${task.claim}): ${task.subject}\n\n${task.description}\n\nDo it with your tools, then call complete_task with a short result, or fail_task with the reason.`;
+}
+
+export function resumeDirective(task: Pick<Task, 'id' | 'subject' | 'description'>): string {
+  return `[teamd:resume task=${task.id}]\nYou were restarted. You still own task ${task.id}: ${task.subject}\n\n${task.description}\n\nCheck what is already done (files, outputs) before repeating work, then finish it with complete_task or fail_task.`;
+}
+
+export function messageDirective(message: Message): string {
+  return `[teamd:message from=${message.from} type=${message.type}]\nMessage from ${message.from}${message.type === 'message' ? '' : ` (${message.type})`}:\n${message.content}`;
+}
+
+export function planDirective(approve: boolean, feedback: string): string {
+  return approve
+    ? `[teamd:plan approve=true]\nThe lead approved your plan.${feedback ? ` ${feedback}` : ''} Carry it out now.`
+    : `[teamd:plan approve=false]\nThe lead rejected your plan: ${feedback || '(no feedback)'}. Revise it and submit_plan again, or fail_task if it cannot be done.`;
+}

@@ -1,0 +1,148 @@
+import { parseDirective, type Directive } from '../../agent/directives.js';
+
+/** The parts of a Messages API request the offline model looks at. */
+export interface OfflineRequest {
+  readonly teammate: string;
+  readonly system: string;
+  readonly messages: readonly { role: 'user' | 'assistant'; content: string | readonly Block[] }[];
+}
+
+export type Block =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  | { type: 'tool_result'; tool_use_id: string; content?: string | readonly { type: string; text?: string }[]; is_error?: boolean }
+  | { type: string; [key: string]: unknown };
+
+export type OfflineBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+export interface OfflineTurn {
+  readonly content: OfflineBlock[];
+  readonly stop_reason: 'end_turn' | 'tool_use' | 'max_tokens';
+}
+
+export const SUMMARIZE_MARKER = '[teamd:summarize]';
+export const PLAN_REQUIRED_MARKER = '[teamd:plan-required]';
+
+interface Step {
+  readonly directive?: { directive: Directive; text: string };
+  readonly toolUse?: { id: string; name: string; input: Record<string, unknown> };
+  readonly result?: { id: string; text: string; isError: boolean };
+}
+
+/**
+ * The offline model: deterministic, stateless (everything it needs is in the conversation).
+ * For a task it runs each line of the description's ```sh block with bash, one call per line,
+ * then completes the task with the outputs — or fails it on the first non-zero exit. It answers
+ * a message with one short reply to its sender (not to an automatic reply, so two offline
+ * teammates never ping-pong), and asks for plan approval first when the plan is required.
+ */
+export function decideOffline(request: OfflineRequest): OfflineTurn {
+  if (request.system.includes(SUMMARIZE_MARKER)) return say(summarize(request));
+  const steps = flatten(request.messages);
+  const last = lastIndex(steps, (s) => s.directive !== undefined && ['task', 'resume', 'message', 'plan'].includes(s.directive.directive.kind));
+  if (last === -1) return say('Nothing to do; going idle.');
+  const { directive, text } = steps[last]!.directive!;
+  const after = steps.slice(last + 1);
+
+  if (directive.kind === 'message') {
+    if (after.some((s) => s.toolUse)) return say('Replied.');
+    const content = text.split('\n').slice(2).join('\n');
+    if (directive.from === request.teammate || content.startsWith('Got it')) return say('Noted.');
+    return call('send_message', { to: directive.from, content: `Got it: ${firstLine(content, 80)}` });
+  }
+  return workOnTask(request, steps);
+}
+
+function workOnTask(request: OfflineRequest, steps: readonly Step[]): OfflineTurn {
+  const taskAt = lastIndex(steps, (s) => s.directive?.directive.kind === 'task' || s.directive?.directive.kind === 'resume');
+  if (taskAt === -1) return say('Nothing to do; going idle.');
+  const taskDirective = steps[taskAt]!.directive!;
+  const id = (taskDirective.directive as { id: number }).id;
+  // Work done before a restart still counts: start from the original assignment of this task.
+  const origin = lastIndex(steps, (s) => s.directive?.directive.kind === 'task' && (s.directive.directive as { id: number }).id === id);
+  const since = steps.slice(origin === -1 ? taskAt : origin);
+  const uses = since.flatMap((s) => (s.toolUse ? [s.toolUse] : []));
+  const results = new Map(since.flatMap((s) => (s.result ? [[s.result.id, s.result] as const] : [])));
+  if (uses.some((u) => (u.name === 'complete_task' || u.name === 'fail_task') && results.has(u.id) && !results.get(u.id)!.isError)) {
+    return say(`Task ${id} is finished.`);
+  }
+  const plans = since.flatMap((s) => (s.directive?.directive.kind === 'plan' ? [s.directive.directive] : []));
+  const commands = shellCommands(taskDirective.text);
+  if (request.system.includes(PLAN_REQUIRED_MARKER) && !plans.some((p) => p.approve)) {
+    if (plans.length > 0 && !plans.at(-1)!.approve) return call('fail_task', { id, reason: 'the lead rejected the plan' });
+    if (uses.some((u) => u.name === 'submit_plan')) return say('Waiting for the lead to approve the plan.');
+    return call('submit_plan', { plan: `Task ${id}: run ${commands.length} command(s):\n${commands.map((c) => `- ${c}`).join('\n')}` });
+  }
+  const bashRuns = uses.filter((u) => u.name === 'bash' && results.has(u.id));
+  const failed = bashRuns.find((u) => results.get(u.id)!.isError);
+  if (failed) {
+    return call('fail_task', { id, reason: `\`${String(failed.input.command)}\` failed: ${tail(results.get(failed.id)!.text, 400)}` });
+  }
+  if (bashRuns.length < commands.length) return call('bash', { command: commands[bashRuns.length] });
+  const outputs = bashRuns.map((u) => `$ ${String(u.input.command)}\n${results.get(u.id)!.text}`).join('\n');
+  return call('complete_task', { id, result: tail(outputs || 'done (no commands)', 4000) });
+}
+
+/** The lines of the first ```sh (or ```bash) block, without blanks and comments. */
+export function shellCommands(text: string): string[] {
+  const block = /```(?:sh|bash|shell)\n([\s\S]*?)```/.exec(text);
+  if (!block) return [];
+  return block[1]!
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0 && !line.startsWith('#'));
+}
+
+function flatten(messages: OfflineRequest['messages']): Step[] {
+  const steps: Step[] = [];
+  for (const message of messages) {
+    const blocks: readonly Block[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    for (const block of blocks) {
+      if (block.type === 'text' && message.role === 'user') {
+        const text = String(block.text);
+        const directive = parseDirective(text);
+        if (directive) steps.push({ directive: { directive, text } });
+      } else if (block.type === 'tool_use') {
+        const use = block as { id: string; name: string; input: Record<string, unknown> };
+        steps.push({ toolUse: { id: use.id, name: use.name, input: use.input } });
+      } else if (block.type === 'tool_result') {
+        const result = block as { tool_use_id: string; content?: string | readonly { type: string; text?: string }[]; is_error?: boolean };
+        const content = typeof result.content === 'string' ? result.content : (result.content ?? []).map((c) => c.text ?? '').join('');
+        steps.push({ result: { id: result.tool_use_id, text: content, isError: result.is_error === true } });
+      }
+    }
+  }
+  return steps;
+}
+
+function summarize(request: OfflineRequest): string {
+  const steps = flatten(request.messages);
+  const tasks = [...new Set(steps.flatMap((s) => (s.directive && 'id' in s.directive.directive ? [s.directive.directive.id] : [])))];
+  const tools = steps.filter((s) => s.toolUse).length;
+  return `Summary: ${request.messages.length} earlier messages, ${tools} tool calls${tasks.length ? `, about task(s) ${tasks.join(', ')}` : ''}.`;
+}
+
+let sequence = 0;
+
+function call(name: string, input: Record<string, unknown>): OfflineTurn {
+  sequence += 1;
+  return { content: [{ type: 'tool_use', id: `toolu_offline_${Date.now().toString(36)}_${sequence}`, name, input }], stop_reason: 'tool_use' };
+}
+
+function say(text: string): OfflineTurn {
+  return { content: [{ type: 'text', text }], stop_reason: 'end_turn' };
+}
+
+function lastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i--) if (predicate(items[i]!)) return i;
+  return -1;
+}
+
+function firstLine(text: string, max: number): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+function tail(text: string, max: number): string {
+  return text.length > max ? `…${text.slice(-max)}` : text;
+}
