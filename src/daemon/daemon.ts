@@ -1,4 +1,8 @@
+import path from 'node:path';
 import { Board } from '../board/board.js';
+import { OfflineModelServer } from '../model/offline/server.js';
+import { OfflineScript } from '../model/offline/script.js';
+import { OFFLINE_URL_ENV } from '../model/offline/env.js';
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
 import { CursorStore } from '../inbox/cursor.js';
@@ -38,6 +42,7 @@ export class Daemon {
     private readonly options: DaemonOptions,
     private readonly supervisor: Supervisor,
     info: PidInfo,
+    private readonly model: OfflineModelServer,
   ) {
     this.info = info;
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
@@ -48,7 +53,9 @@ export class Daemon {
     const locker = new FileLocker({ logger });
     const info = await acquirePidFile(paths, locker, logger, new Date());
     let supervisor: Supervisor | null = null;
+    let model: OfflineModelServer | null = null;
     try {
+      model = await OfflineModelServer.listen({ script: new OfflineScript(path.join(paths.root, 'offline-script.json')), logger: logger.child({ component: 'offline-model' }) });
       const roster = new RosterStore(paths);
       const { settings } = roster.update((config) => ({ ...config, settings: { ...config.settings, ...definedOnly(options.settings ?? {}) } }));
       const board = new Board({ paths, locker, logger });
@@ -61,11 +68,12 @@ export class Daemon {
         cursorOf: (name) => new CursorStore(paths.cursorFile(name), logger),
         openDoorbell: () => Doorbell.open({ dirs: [paths.inboxDir, paths.tasksDir], logger }),
         workerScript: options.workerScript,
-        workerEnv: options.workerEnv,
+        workerEnv: { ...options.workerEnv, [OFFLINE_URL_ENV]: model.url },
+        defaultModel: () => roster.read().settings.model,
         ...(options.restartPolicy ? { restartPolicy: options.restartPolicy } : {}),
         ladder: options.ladder ?? { ipcGraceMs: settings.ipcGraceMs, termGraceMs: settings.termGraceMs },
       });
-      const daemon = new Daemon(options, supervisor, info);
+      const daemon = new Daemon(options, supervisor, info, model);
       await supervisor.start();
       daemon.server = await ControlServer.listen(paths.daemonSocket, (request) => daemon.handle(request), logger);
       logger.info({ pid: info.pid, dir: paths.root }, 'daemon ready');
@@ -73,6 +81,7 @@ export class Daemon {
     } catch (error) {
       // Never leave a half-started daemon's teammates behind.
       await supervisor?.stopAll();
+      await model?.close();
       releasePidFile(paths);
       throw error;
     }
@@ -102,6 +111,7 @@ export class Daemon {
       logger.info('daemon stopping');
       const rungs = await this.supervisor.stopAll();
       await this.server?.close();
+      await this.model.close();
       releasePidFile(paths);
       logger.info({ rungs }, 'daemon stopped');
       this.resolveStopped();

@@ -40,12 +40,15 @@ export const settingsSchema = z.looseObject({
   /** Stop ladder: how long a teammate gets to answer a shutdown (inbox or IPC), then after SIGTERM. */
   ipcGraceMs: z.number().int().positive().default(10_000),
   termGraceMs: z.number().int().positive().default(5_000),
+  /** Model output limit per call, and the history size past which a conversation is compacted. */
+  maxTokens: z.number().int().positive().default(8_192),
+  compactThresholdTokens: z.number().int().positive().default(150_000),
 });
 export type TeamSettings = z.infer<typeof settingsSchema>;
 
 export const configSchema = z.looseObject({
   members: z.array(memberSchema).default([]),
-  settings: settingsSchema.default({ idleTimeoutMs: 60_000, model: 'offline', ipcGraceMs: 10_000, termGraceMs: 5_000 }),
+  settings: settingsSchema.default(() => settingsSchema.parse({})),
 });
 
 export type Member = z.infer<typeof memberSchema>;

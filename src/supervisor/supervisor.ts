@@ -34,6 +34,8 @@ export interface SupervisorDeps {
   readonly openDoorbell: () => Promise<Doorbell>;
   readonly workerScript: string;
   readonly workerEnv: NodeJS.ProcessEnv;
+  /** The team's model, for members spawned without one. */
+  readonly defaultModel: () => string;
   readonly restartPolicy?: RestartPolicy;
   readonly ladder?: LadderTimings;
   /** How long `shutdown` waits for a teammate to answer its shutdown_request before the ladder. */
@@ -94,6 +96,13 @@ export class Supervisor {
   async spawn(spec: SpawnSpec): Promise<Member> {
     if (this.stopping) throw new TeamdError('DAEMON_NOT_RUNNING', 'the daemon is stopping');
     const slot = this.slots.get(spec.name);
+    const model = spec.model ?? this.deps.defaultModel();
+    if (model !== 'offline' && !this.deps.workerEnv.ANTHROPIC_API_KEY) {
+      throw new TeamdError(
+        'USAGE',
+        `model ${model} needs ANTHROPIC_API_KEY in the daemon's environment: export it, then restart the daemon (teamd stop; teamd start), or use --model offline`,
+      );
+    }
     if (slot?.child || slot?.restartTimer) {
       throw new TeamdError('ALREADY_RUNNING', `${spec.name} is already running (pid ${slot.child?.pid ?? 'restarting'}); shut it down first: teamd shutdown ${spec.name}`);
     }

@@ -1,12 +1,21 @@
+import path from 'node:path';
+import { Board } from '../board/board.js';
+import { TeamdError } from '../errors.js';
+import { FileLocker } from '../fs/file-lock.js';
 import { InboxConsumer } from '../inbox/consumer.js';
 import { Mailbox } from '../inbox/mailbox.js';
 import { createLogger, type Logger } from '../logger.js';
+import { createAnthropicClient } from '../model/model-client.js';
 import { statePaths } from '../paths.js';
 import { readConfig } from '../roster/roster.js';
 import { Doorbell } from '../watch/doorbell.js';
 import { processDaemonLink, type DaemonLink } from './daemon-link.js';
-import { IdleRuntime, type RuntimeEnd } from './idle-runtime.js';
+import { SessionStore } from './session-store.js';
+import { TeammateRuntime, type RuntimeEnd } from './teammate-runtime.js';
 import { parseWorkerArgs } from './worker-args.js';
+
+export { OFFLINE_URL_ENV } from '../model/offline/env.js';
+import { OFFLINE_URL_ENV } from '../model/offline/env.js';
 
 export interface WorkerProcess {
   readonly argv: readonly string[];
@@ -14,24 +23,43 @@ export interface WorkerProcess {
 }
 
 /**
- * Wires one teammate process: logger, mailbox, inbox consumer, doorbell, the link to the
- * daemon. Returns how the runtime ended; the entry file turns that into an exit.
+ * Wires one teammate process: logger, board, mailbox, inbox consumer, doorbell, model client,
+ * saved session, the link to the daemon. The entry file turns the outcome into an exit.
  */
 export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: RuntimeEnd; logger: Logger }> {
   const args = parseWorkerArgs(argv);
   const paths = statePaths(args.dir);
   const logger = createLogger({ destination: paths.logFile(args.name), bindings: { teammate: args.name } });
   const link: DaemonLink = processDaemonLink(proc);
-  const settings = readConfig(paths.config).settings;
+  const config = readConfig(paths.config);
+  const member = config.members.find((m) => m.name === args.name);
+  if (!member) throw new TeamdError('UNKNOWN_MEMBER', `${args.name} is not on the roster ${paths.config}`);
+  const modelName = member.model ?? config.settings.model;
+  const model =
+    modelName === 'offline'
+      ? createAnthropicClient({ model: 'offline', apiKey: 'offline', baseURL: requireEnv(proc, OFFLINE_URL_ENV), teammate: args.name, logger })
+      : createAnthropicClient({ model: modelName, apiKey: requireEnv(proc, 'ANTHROPIC_API_KEY'), baseURL: proc.env.ANTHROPIC_BASE_URL, teammate: args.name, logger });
+  const sessions = new SessionStore(paths.sessionFile(args.name), logger);
+  const session = sessions.load();
+  const handled = new Set(session.handled);
+  const locker = new FileLocker({ logger });
   const bell = await Doorbell.open({ dirs: [paths.inboxDir, paths.tasksDir], logger });
-  const runtime = new IdleRuntime({
-    name: args.name,
+  const workspace = path.dirname(paths.root);
+  const runtime = new TeammateRuntime({
+    identity: { name: args.name, role: member.role, team: path.basename(workspace), workspace, prompt: member.prompt, planRequired: member.plan === true },
     logger,
+    board: new Board({ paths, locker, logger }),
     mailbox: new Mailbox({ paths, logger }),
-    consumer: new InboxConsumer({ paths, name: args.name, logger }),
+    consumer: new InboxConsumer({ paths, name: args.name, logger, isHandled: (id) => handled.has(id) }),
     bell,
     link,
-    idleTimeoutMs: settings.idleTimeoutMs,
+    model,
+    sessions,
+    session,
+    idleTimeoutMs: config.settings.idleTimeoutMs,
+    maxTokens: config.settings.maxTokens,
+    compactThresholdTokens: config.settings.compactThresholdTokens,
+    budgetTokens: member.budgetTokens,
   });
   link.onMessage((message) => {
     logger.info({ reason: message.reason }, 'stop requested by the daemon');
@@ -41,10 +69,16 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
     logger.info('SIGTERM: stopping after the current step');
     runtime.stop();
   });
-  logger.info('teammate started');
+  logger.info({ model: modelName }, 'teammate started');
   try {
     return { end: await runtime.run(), logger };
   } finally {
     await bell.close();
   }
+}
+
+function requireEnv(proc: NodeJS.Process, name: string): string {
+  const value = proc.env[name];
+  if (!value) throw new TeamdError('USAGE', `${name} is not set for this teammate (the daemon passes it; for a real model, export it before teamd start)`);
+  return value;
 }

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { bashTool } from './bash.js';
+import { editFileTool, readFileTool, writeFileTool } from './file-tools.js';
+import { globTool, grepTool } from './search-tools.js';
+import {
+  broadcastTool,
+  claimTaskTool,
+  completeTaskTool,
+  createTaskTool,
+  failTaskTool,
+  getTaskTool,
+  idleTool,
+  listTasksTool,
+  sendMessageTool,
+  submitPlanTool,
+} from './team-tools.js';
+import { toolError, type Tool, type ToolContext, type ToolResult } from './tool.js';
+
+export const ALL_TOOLS: readonly Tool[] = [
+  bashTool,
+  readFileTool,
+  writeFileTool,
+  editFileTool,
+  globTool,
+  grepTool,
+  listTasksTool,
+  getTaskTool,
+  createTaskTool,
+  claimTaskTool,
+  completeTaskTool,
+  failTaskTool,
+  sendMessageTool,
+  broadcastTool,
+  idleTool,
+  submitPlanTool,
+];
+
+export interface ApiTool {
+  name: string;
+  description: string;
+  input_schema: { type: 'object'; [key: string]: unknown };
+}
+
+/** The tools by name, with the one place where model input is validated. */
+export class ToolRegistry {
+  private readonly byName: Map<string, Tool>;
+
+  constructor(
+    tools: readonly Tool[] = ALL_TOOLS,
+    /** While false, mutating tools refuse (a required plan is not approved yet). */
+    private readonly mayMutate: () => boolean = () => true,
+  ) {
+    this.byName = new Map(tools.map((tool) => [tool.name, tool]));
+  }
+
+  apiTools(): ApiTool[] {
+    return [...this.byName.values()].map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: z.toJSONSchema(tool.input) as ApiTool['input_schema'],
+    }));
+  }
+
+  async run(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolResult> {
+    const tool = this.byName.get(name);
+    if (!tool) return toolError(`unknown tool ${JSON.stringify(name)}; available: ${[...this.byName.keys()].join(', ')}`);
+    const parsed = tool.input.safeParse(rawInput);
+    if (!parsed.success) {
+      return toolError(`invalid input for ${name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`);
+    }
+    if (tool.mutating && !this.mayMutate()) {
+      return toolError(`${name} changes things, and your plan is not approved yet: call submit_plan and wait for the lead's answer`);
+    }
+    try {
+      return await tool.run(parsed.data, ctx);
+    } catch (error) {
+      return toolError(`${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import { isTeamdError } from '../errors.js';
+import { defineTool, toolError, type ToolResult } from './tool.js';
+
+/** Board and mailbox errors are expected outcomes for the model (not ready, not yours): return them. */
+async function expected(run: () => Promise<ToolResult>): Promise<ToolResult> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isTeamdError(error)) return toolError(`${error.code}: ${error.message}`);
+    throw error;
+  }
+}
+
+const json = (value: unknown): ToolResult => ({ content: JSON.stringify(value, null, 2) });
+
+export const listTasksTool = defineTool({
+  name: 'list_tasks',
+  description: 'List tasks on the board (optionally by status, or only ready ones).',
+  input: z.object({ status: z.enum(['pending', 'in_progress', 'completed', 'failed', 'cancelled']).optional(), ready: z.boolean().optional() }),
+  mutating: false,
+  run: async (input, ctx) =>
+    json(ctx.board.list({ status: input.status, ready: input.ready }).tasks.map((t) => ({ id: t.id, subject: t.subject, status: t.status, owner: t.owner, blockedBy: t.blockedBy, ready: t.ready, stuck: t.stuck }))),
+});
+
+export const getTaskTool = defineTool({
+  name: 'get_task',
+  description: 'Show one task in full.',
+  input: z.object({ id: z.number().int().positive() }),
+  mutating: false,
+  run: (input, ctx) => expected(async () => json(ctx.board.get(input.id))),
+});
+
+export const createTaskTool = defineTool({
+  name: 'create_task',
+  description: 'Add a task to the board, optionally blocked by other task ids.',
+  input: z.object({ subject: z.string().min(1).max(200), description: z.string().max(64 * 1024).optional(), blocked_by: z.array(z.number().int().positive()).optional() }),
+  mutating: true,
+  run: (input, ctx) => expected(async () => json(await ctx.board.add({ subject: input.subject, description: input.description, blockedBy: input.blocked_by }))),
+});
+
+export const claimTaskTool = defineTool({
+  name: 'claim_task',
+  description: 'Claim a ready task for yourself.',
+  input: z.object({ id: z.number().int().positive() }),
+  mutating: false,
+  run: (input, ctx) =>
+    expected(async () => {
+      const task = await ctx.board.claim(input.id, ctx.name);
+      ctx.claims.set(task.id, task.claim);
+      return json(task);
+    }),
+});
+
+export const completeTaskTool = defineTool({
+  name: 'complete_task',
+  description: 'Mark your task completed, with a short result.',
+  input: z.object({ id: z.number().int().positive(), result: z.string().max(256 * 1024) }),
+  mutating: true,
+  run: (input, ctx) =>
+    expected(async () => {
+      const task = await ctx.board.complete(input.id, { owner: ctx.name, claim: ctx.claims.get(input.id) }, input.result);
+      return { content: `task ${task.id} completed` };
+    }),
+});
+
+export const failTaskTool = defineTool({
+  name: 'fail_task',
+  description: 'Mark your task failed, with the reason (the lead is told).',
+  input: z.object({ id: z.number().int().positive(), reason: z.string().min(1).max(256 * 1024) }),
+  mutating: false,
+  run: (input, ctx) =>
+    expected(async () => {
+      const task = await ctx.board.fail(input.id, { owner: ctx.name, claim: ctx.claims.get(input.id) }, input.reason);
+      return { content: `task ${task.id} failed` };
+    }),
+});
+
+export const sendMessageTool = defineTool({
+  name: 'send_message',
+  description: 'Send a message to a teammate or to the lead.',
+  input: z.object({ to: z.string().min(1), content: z.string().min(1) }),
+  mutating: false,
+  run: (input, ctx) =>
+    expected(async () => {
+      const message = ctx.mailbox.send({ from: ctx.name, to: input.to, content: input.content });
+      return { content: `sent to ${message.to}` };
+    }),
+});
+
+export const broadcastTool = defineTool({
+  name: 'broadcast',
+  description: 'Send a message to every teammate and the lead.',
+  input: z.object({ content: z.string().min(1) }),
+  mutating: false,
+  run: (input, ctx) => expected(async () => ({ content: `sent to ${ctx.mailbox.broadcast({ from: ctx.name, content: input.content }).map((m) => m.to).join(', ') || 'nobody'}` })),
+});
+
+export const idleTool = defineTool({
+  name: 'idle',
+  description: 'Stop working and wait for messages or new tasks.',
+  input: z.object({}),
+  mutating: false,
+  run: async (_input, ctx) => {
+    ctx.control.idle();
+    return { content: 'going idle' };
+  },
+});
+
+export const submitPlanTool = defineTool({
+  name: 'submit_plan',
+  description: 'Send your plan to the lead for approval; wait for the answer before changing anything.',
+  input: z.object({ plan: z.string().min(1).max(64 * 1024) }),
+  mutating: false,
+  run: async (input, ctx) => ({ content: `plan sent for approval (request ${ctx.control.submitPlan(input.plan)}); wait for the lead's answer` }),
+});

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { Board } from '../board/board.js';
+import type { Mailbox } from '../inbox/mailbox.js';
+
+export interface ToolResult {
+  readonly content: string;
+  readonly isError?: boolean;
+}
+
+/** What a tool may touch: handed in by the runtime, never reached through globals. */
+export interface ToolContext {
+  readonly name: string;
+  readonly workspace: string;
+  readonly board: Board;
+  readonly mailbox: Mailbox;
+  /** Aborted on shutdown: long-running tools (bash) stop. */
+  readonly signal: AbortSignal;
+  /** The claim held on each task this teammate took in this conversation: the fencing token for its writes. */
+  readonly claims: Map<number, number>;
+  /** Called by `idle`, `submit_plan`: the runtime's side of the control tools. */
+  readonly control: {
+    idle(): void;
+    submitPlan(plan: string): string;
+  };
+}
+
+export interface Tool<I = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly input: z.ZodType<I>;
+  /** Changes the workspace or the board: blocked until a required plan is approved. */
+  readonly mutating: boolean;
+  run(input: I, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export function defineTool<I>(tool: Tool<I>): Tool<unknown> {
+  return tool as Tool<unknown>;
+}
+
+/** An expected failure, returned to the model as an error result rather than thrown through the loop. */
+export function toolError(content: string): ToolResult {
+  return { content, isError: true };
+}
