@@ -30,7 +30,7 @@ export function parseDirective(text: string): Directive | null {
     case 'task':
       return { kind: 'task', id: Number(attrs.id) };
     case 'resume':
-      return { kind: 'resume', id: Number(attrs.id) };
+      return { kind: 'resume', id: Number(attrs.task ?? attrs.id) };
     case 'message':
       return { kind: 'message', from: attrs.from ?? 'lead', type: attrs.type ?? 'message' };
     case 'plan':

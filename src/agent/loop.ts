@@ -5,7 +5,7 @@ import type { ToolContext } from '../tools/tool.js';
 import type { Compactor } from './compactor.js';
 import { appendUser } from './conversation.js';
 
-export type TurnEnd = 'end_turn' | 'idle' | 'stopped' | 'budget';
+export type TurnEnd = 'end_turn' | 'idle' | 'stopped' | 'budget' | 'step_limit';
 
 export type AgentEvent =
   | { type: 'text'; text: string }
@@ -29,9 +29,12 @@ export interface AgentDeps {
   readonly shouldStop: () => boolean;
   /** True when the next call would exceed the token budget. */
   readonly overBudget: (messages: readonly ChatMessage[]) => boolean;
+  /** Model calls allowed in one unit of work: a model stuck repeating a failing call stops here. */
+  readonly maxSteps?: number;
 }
 
 const MAX_CONTINUES = 3;
+const DEFAULT_MAX_STEPS = 100;
 
 /**
  * One unit of work: call the model, run the tools it asks for, repeat until it stops calling
@@ -41,8 +44,9 @@ const MAX_CONTINUES = 3;
 export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): AsyncGenerator<AgentEvent> {
   let compactedAfterError = false;
   let continues = 0;
-  for (;;) {
+  for (let steps = 0; ; steps++) {
     if (deps.shouldStop()) return yield { type: 'turn_end', reason: 'stopped' };
+    if (steps >= (deps.maxSteps ?? DEFAULT_MAX_STEPS)) return yield { type: 'turn_end', reason: 'step_limit' };
     if (deps.overBudget(messages)) return yield { type: 'turn_end', reason: 'budget' };
     const how = await deps.compactor.maybeCompact(messages, deps.system);
     if (how !== 'none') yield { type: 'compacted', how };

@@ -4,6 +4,7 @@ import { TeamdError } from '../errors.js';
 import { startCommand, stopCommand } from './commands/daemon.js';
 import { demoCommand } from './commands/demo.js';
 import { logsCommand } from './commands/logs.js';
+import { approveCommand, rejectCommand } from './commands/plans.js';
 import { serviceCommand } from './commands/service.js';
 import { shutdownCommand, spawnCommand, statusCommand, teamCommand } from './commands/team.js';
 import { broadcastCommand, inboxCommand, sendCommand } from './commands/messages.js';
@@ -43,6 +44,8 @@ export function buildProgram(io: Io): Command {
     .addCommand(shutdownCommand(io))
     .addCommand(statusCommand(io))
     .addCommand(teamCommand(io))
+    .addCommand(approveCommand(io))
+    .addCommand(rejectCommand(io))
     .addCommand(logsCommand(io))
     .addCommand(serviceCommand(io))
     .addCommand(taskCommand(io))

@@ -10,6 +10,7 @@ import type { RosterStore } from '../roster/roster-store.js';
 import { LEAD, type Member, type MemberStatus } from '../roster/roster.js';
 import type { Doorbell } from '../watch/doorbell.js';
 import type { WorkerMessage } from './ipc-protocol.js';
+import { killLeftovers, spawnMarker } from './leftovers.js';
 import { forkMember, sendToMember } from './member-process.js';
 import { decideRestart, DEFAULT_RESTART_POLICY, describeExit, FRESH_HISTORY, type RestartHistory, type RestartPolicy } from './restart-policy.js';
 import { DEFAULT_LADDER, settlesWithin, stopChild, type LadderTimings, type StopRung } from './stop-ladder.js';
@@ -191,7 +192,7 @@ export class Supervisor {
       logger,
       onMessage: (message) => this.onMessage(name, slot, message),
       onExit: (code, signal) => {
-        void this.onExit(name, slot, code, signal).finally(markExited);
+        void this.onExit(name, slot, code, signal, child.pid).finally(markExited);
       },
     });
     slot.child = child;
@@ -221,9 +222,11 @@ export class Supervisor {
     }
   }
 
-  private async onExit(name: string, slot: Slot, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
+  private async onExit(name: string, slot: Slot, code: number | null, signal: NodeJS.Signals | null, pid: number | undefined): Promise<void> {
     slot.child = null;
     const logger = this.deps.logger.child({ teammate: name });
+    const leftovers = pid === undefined ? [] : killLeftovers(spawnMarker(pid, this.deps.paths.root));
+    if (leftovers.length > 0) logger.warn({ pids: leftovers }, 'killed commands the teammate left running');
     const exit = { code, signal, expected: slot.expected !== null, startedAt: slot.startedAt, exitedAt: this.now() };
     logger.info({ code, signal, expected: slot.expected }, 'teammate exited');
     if (this.stopping) {

@@ -19,6 +19,7 @@ import type { Session, SessionStore } from './session-store.js';
 
 export interface TeammateDeps {
   readonly identity: Identity;
+  readonly stateDir: string;
   readonly logger: Logger;
   readonly board: Board;
   readonly mailbox: Mailbox;
@@ -195,6 +196,9 @@ export class TeammateRuntime {
       case 'turn_end':
         logger.info({ reason: event.reason }, 'turn ended');
         if (event.reason === 'budget') await this.budgetReached(task);
+        if (event.reason === 'step_limit') {
+          this.deps.mailbox.send({ from: this.deps.identity.name, to: LEAD, type: 'message', content: `I stopped after too many model calls in a row${task ? ` on task ${task.id}` : ''}; please check my log (teamd logs ${this.deps.identity.name}).` });
+        }
         return;
       case 'error':
         await this.modelFailed(event.error, task);
@@ -275,6 +279,7 @@ export class TeammateRuntime {
     return {
       name: identity.name,
       workspace: identity.workspace,
+      stateDir: this.deps.stateDir,
       board,
       mailbox,
       signal: this.stopper.signal,

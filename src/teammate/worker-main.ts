@@ -47,6 +47,7 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
   const workspace = path.dirname(paths.root);
   const runtime = new TeammateRuntime({
     identity: { name: args.name, role: member.role, team: path.basename(workspace), workspace, prompt: member.prompt, planRequired: member.plan === true },
+    stateDir: paths.root,
     logger,
     board: new Board({ paths, locker, logger }),
     mailbox: new Mailbox({ paths, logger }),

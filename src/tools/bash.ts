@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
+import { SPAWNED_BY_ENV, spawnMarker } from '../supervisor/leftovers.js';
 import { defineTool } from './tool.js';
 
 const MAX_OUTPUT = 64 * 1024;
@@ -16,7 +17,8 @@ export const bashTool = defineTool({
   mutating: true,
   run: (input, ctx) =>
     new Promise((resolve) => {
-      const child = spawn('bash', ['-c', input.command], { cwd: ctx.workspace, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const env = { ...process.env, [SPAWNED_BY_ENV]: spawnMarker(process.pid, ctx.stateDir) };
+      const child = spawn('bash', ['-c', input.command], { cwd: ctx.workspace, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
       const collect = (chunk: Buffer): void => {
         output += chunk.toString('utf8');

@@ -11,6 +11,8 @@ export interface ToolResult {
 export interface ToolContext {
   readonly name: string;
   readonly workspace: string;
+  /** The state folder: marks the commands this teammate starts, so the daemon can clean up after a crash. */
+  readonly stateDir: string;
   readonly board: Board;
   readonly mailbox: Mailbox;
   /** Aborted on shutdown: long-running tools (bash) stop. */

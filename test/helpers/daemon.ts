@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, expect } from 'vitest';
+import { expect } from 'vitest';
 import { isAlive, readLiveDaemon, type PidInfo } from '../../src/daemon/pid-file.js';
 import { statePaths } from '../../src/paths.js';
 import { readConfig, type Member } from '../../src/roster/roster.js';
 import { FIXTURES, runTeamd } from './processes.js';
+import { onBeforeTempRemoval } from './temp-dir.js';
 
 const started = new Set<string>();
 
@@ -48,7 +49,7 @@ export function livePids(dir: string): number[] {
     .filter((pid): pid is number => typeof pid === 'number' && isAlive(pid));
 }
 
-afterEach(async () => {
+onBeforeTempRemoval(async () => {
   for (const dir of started) {
     const daemon = readLiveDaemon(statePaths(dir));
     if (daemon) {

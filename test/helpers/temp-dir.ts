@@ -4,6 +4,12 @@ import path from 'node:path';
 import { afterEach } from 'vitest';
 
 const created: string[] = [];
+const beforeRemove: (() => Promise<void>)[] = [];
+
+/** Runs before temp folders are removed (e.g. stopping daemons that write into them). */
+export function onBeforeTempRemoval(hook: () => Promise<void>): void {
+  beforeRemove.push(hook);
+}
 
 /** A fresh temp folder, removed after the test. */
 export function makeTempDir(prefix = 'teamd-test-'): string {
@@ -12,6 +18,7 @@ export function makeTempDir(prefix = 'teamd-test-'): string {
   return dir;
 }
 
-afterEach(() => {
-  for (const dir of created.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+afterEach(async () => {
+  for (const hook of beforeRemove) await hook();
+  for (const dir of created.splice(0)) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 });

@@ -63,9 +63,10 @@ function workOnTask(request: OfflineRequest, steps: readonly Step[]): OfflineTur
   const since = steps.slice(origin === -1 ? taskAt : origin);
   const uses = since.flatMap((s) => (s.toolUse ? [s.toolUse] : []));
   const results = new Map(since.flatMap((s) => (s.result ? [[s.result.id, s.result] as const] : [])));
-  if (uses.some((u) => (u.name === 'complete_task' || u.name === 'fail_task') && results.has(u.id) && !results.get(u.id)!.isError)) {
-    return say(`Task ${id} is finished.`);
-  }
+  const finishing = uses.filter((u) => (u.name === 'complete_task' || u.name === 'fail_task') && results.has(u.id));
+  if (finishing.some((u) => !results.get(u.id)!.isError)) return say(`Task ${id} is finished.`);
+  // The board refused (say, the task was taken away): say so and stop rather than retry forever.
+  if (finishing.length > 0) return say(`Could not finish task ${id}: ${tail(results.get(finishing.at(-1)!.id)!.text, 300)}`);
   const plans = since.flatMap((s) => (s.directive?.directive.kind === 'plan' ? [s.directive.directive] : []));
   const commands = shellCommands(taskDirective.text);
   if (request.system.includes(PLAN_REQUIRED_MARKER) && !plans.some((p) => p.approve)) {

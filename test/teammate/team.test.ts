@@ -1,0 +1,113 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readInboxFrom } from '../../src/inbox/inbox-file.js';
+import { statePaths } from '../../src/paths.js';
+import { openBoard } from '../helpers/board.js';
+import { member, startDaemon } from '../helpers/daemon.js';
+import { runTeamd } from '../helpers/processes.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { waitFor } from '../helpers/wait.js';
+
+function workspace(): { ws: string; dir: string } {
+  const ws = makeTempDir('teamd-ws-');
+  return { ws, dir: path.join(ws, '.team') };
+}
+
+const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;
+
+function lead(dir: string) {
+  return readInboxFrom(statePaths(dir).inboxFile('lead'), 0).messages.map((m) => m.message);
+}
+
+async function spawn(dir: string, name: string, ...extra: string[]): Promise<void> {
+  const result = await runTeamd(['spawn', name, 'coder', ...extra, '--dir', dir]);
+  expect(result.code, result.stderr).toBe(0);
+}
+
+describe('a team on the offline model (real daemon, forked teammates, real SDK over 127.0.0.1)', () => {
+  it('completes tasks with dependencies, each exactly once, in dependency order, with the files they write', async () => {
+    const { ws, dir } = workspace();
+    const { board } = openBoard(dir);
+    await board.add({ subject: 'scaffold', description: sh('mkdir -p build', 'echo 1 >> build/order.log') });
+    await board.add({ subject: 'parser', blockedBy: [1], description: sh('test -d build', 'echo 2 >> build/order.log', 'echo parser > build/parser.txt') });
+    await board.add({ subject: 'cli', blockedBy: [1], description: sh('echo 3 >> build/order.log', 'echo cli > build/cli.txt') });
+    await board.add({ subject: 'tests', blockedBy: [2, 3], description: sh('cat build/parser.txt build/cli.txt', 'echo 4 >> build/order.log') });
+    await board.add({ subject: 'release', blockedBy: [4], description: sh('echo 5 >> build/order.log', 'tar -cf build/release.tar -C build parser.txt cli.txt') });
+    await startDaemon(dir);
+    for (const name of ['alice', 'bob', 'carol']) await spawn(dir, name);
+    await waitFor(() => board.list().tasks.every((t) => t.status === 'completed'), 'all five tasks completed', 60_000);
+    const tasks = board.list().tasks;
+    expect(tasks.map((t) => t.claim)).toEqual([1, 1, 1, 1, 1]);
+    const order = fs.readFileSync(path.join(ws, 'build/order.log'), 'utf8').trim().split('\n').map(Number);
+    expect([...order].sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(order[0]).toBe(1);
+    expect(order.indexOf(4)).toBeGreaterThan(Math.max(order.indexOf(2), order.indexOf(3)));
+    expect(order[4]).toBe(5);
+    expect(fs.existsSync(path.join(ws, 'build/release.tar'))).toBe(true);
+    expect(tasks[3]!.result).toContain('parser\ncli');
+    await waitFor(() => lead(dir).filter((m) => m.type === 'task_completed').length === 5, 'five task_completed notices');
+  });
+
+  it('a message round trip: lead -> teammate -> lead', async () => {
+    const { dir } = workspace();
+    await startDaemon(dir);
+    await spawn(dir, 'alice');
+    await runTeamd(['send', 'alice', 'what are you working on?', '--dir', dir]);
+    const reply = await waitFor(() => lead(dir).find((m) => m.from === 'alice' && m.type === 'message'), 'a reply from alice');
+    expect(reply.content).toBe('Got it: what are you working on?');
+  });
+
+  it('a failing command fails the task with the output, and the lead is told', async () => {
+    const { dir } = workspace();
+    const { board } = openBoard(dir);
+    await board.add({ subject: 'broken build', description: sh('echo compiling', 'echo "error: missing semicolon" >&2; exit 2', 'echo never') });
+    await startDaemon(dir);
+    await spawn(dir, 'alice');
+    await waitFor(() => board.get(1).status === 'failed', 'the task to fail');
+    expect(board.get(1).result).toMatch(/exit code 2[\s\S]*missing semicolon/);
+    const notice = await waitFor(() => lead(dir).find((m) => m.type === 'task_failed'), 'a task_failed notice');
+    expect(notice.content).toContain('broken build');
+  });
+
+  it('plan approval holds mutating tools until the lead approves', async () => {
+    const { ws, dir } = workspace();
+    const { board } = openBoard(dir);
+    await startDaemon(dir);
+    await spawn(dir, 'planner', '--plan');
+    await board.add({ subject: 'careful change', description: sh('echo done > careful.txt') });
+    const request = await waitFor(() => lead(dir).find((m) => m.type === 'plan_approval_request'), 'a plan approval request');
+    expect(request.content).toContain('echo done > careful.txt');
+    await waitFor(() => member(dir, 'planner')?.status === 'idle', 'the planner to wait idle');
+    expect(board.get(1)).toMatchObject({ status: 'in_progress', owner: 'planner' });
+    expect(fs.existsSync(path.join(ws, 'careful.txt'))).toBe(false);
+    await runTeamd(['send', 'planner', 'any news?', '--dir', dir]);
+    await waitFor(() => lead(dir).find((m) => m.from === 'planner' && m.type === 'message'), 'a reply while waiting (messages are kept)');
+    const approved = await runTeamd(['approve', request.requestId!, '--dir', dir]);
+    expect(approved.code, approved.stderr).toBe(0);
+    await waitFor(() => board.get(1).status === 'completed', 'the task done after approval');
+    expect(fs.readFileSync(path.join(ws, 'careful.txt'), 'utf8')).toBe('done\n');
+  });
+
+  it('a teammate killed -9 mid-task is restarted and the task still gets done, once', async () => {
+    const { ws, dir } = workspace();
+    const { board } = openBoard(dir);
+    await startDaemon(dir);
+    await spawn(dir, 'alice');
+    await waitFor(() => member(dir, 'alice')?.status === 'idle', 'alice idle');
+    fs.mkdirSync(path.join(ws, 'gate'));
+    await board.add({ subject: 'slow', description: sh('echo started >> run.log', 'while [ -d gate ]; do touch waiting; sleep 0.05; done', 'echo finished > done.txt') });
+    // Inside the second command: the first one's result is already saved in alice's session.
+    await waitFor(() => fs.existsSync(path.join(ws, 'waiting')), 'alice inside the slow command');
+    const pid = member(dir, 'alice')!.pid!;
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => member(dir, 'alice')?.pid && member(dir, 'alice')?.pid !== pid, 'alice restarted');
+    fs.rmdirSync(path.join(ws, 'gate'));
+    await waitFor(() => board.get(1).status === 'completed', 'the task completed after the restart', 20_000);
+    expect(board.get(1)).toMatchObject({ owner: 'alice', claim: 1 });
+    expect(fs.readFileSync(path.join(ws, 'done.txt'), 'utf8')).toBe('finished\n');
+    expect(fs.readFileSync(path.join(ws, 'run.log'), 'utf8')).toBe('started\n');
+    // The command the killed teammate left running was killed by the daemon, not orphaned.
+    expect(fs.readFileSync(statePaths(dir).logFile('daemon'), 'utf8')).toContain('killed commands the teammate left running');
+  });
+});
