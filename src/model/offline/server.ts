@@ -58,7 +58,7 @@ export class OfflineModelServer {
     const system = typeof parsed.data.system === 'string' ? parsed.data.system : (parsed.data.system ?? []).map((b) => b.text ?? '').join('\n');
     const request: OfflineRequest = { teammate, system, messages: parsed.data.messages as OfflineRequest['messages'] };
     const step = deps.script.next(teammate);
-    deps.logger.debug({ teammate, scripted: step !== null }, 'offline model request');
+    if (step) deps.logger.info({ teammate, step }, 'offline model: scripted response');
     if (step && 'status' in step) return sendScriptedError(res, step);
     const turn = step ? { content: [{ type: 'text' as const, text: step.text }], stop_reason: step.stopReason } : decideOffline(request);
     const prefixTokens = estimateTokens(system) + estimateTokens(JSON.stringify(parsed.data.tools ?? []));
