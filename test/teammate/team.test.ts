@@ -110,4 +110,24 @@ describe('a team on the offline model (real daemon, forked teammates, real SDK o
     // The command the killed teammate left running was killed by the daemon, not orphaned.
     expect(fs.readFileSync(statePaths(dir).logFile('daemon'), 'utf8')).toContain('killed commands the teammate left running');
   });
+
+  it('a token budget stops the teammate before the call that would exceed it: the task goes back, the lead is told', async () => {
+    const { dir } = workspace();
+    const { board } = openBoard(dir);
+    await board.add({ subject: 'expensive', description: sh('echo hi') });
+    await startDaemon(dir);
+    await spawn(dir, 'frugal', '--budget-tokens', '500');
+    const notice = await waitFor(() => lead(dir).find((m) => m.from === 'frugal' && m.content.includes('token budget')), 'the budget notice');
+    expect(notice.content).toContain('Task 1 is back on the board');
+    expect(board.get(1)).toMatchObject({ status: 'pending', owner: null, claim: 1 });
+  });
+
+  it('a real model without ANTHROPIC_API_KEY is refused at spawn with a clear error', async () => {
+    const { dir } = workspace();
+    await startDaemon(dir, { env: { ANTHROPIC_API_KEY: '' } });
+    const result = await runTeamd(['spawn', 'bob', 'coder', '--model', 'claude-sonnet-4-5', '--dir', dir]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('ANTHROPIC_API_KEY');
+    expect(member(dir, 'bob')).toBeUndefined();
+  });
 });
