@@ -10,6 +10,7 @@ import { MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, MAX_SUBJECT_CHARS, type Task, 
 import { ReadyScanner } from './ready-scanner.js';
 import { TaskStore, type CorruptTask } from './task-store.js';
 import * as transitions from './transitions.js';
+import { dedupe, validateText } from './validation.js';
 import type { Actor } from './transitions.js';
 
 export type TaskView = Task & Readiness;
@@ -288,21 +289,4 @@ export class Board {
 
 function lostLock(id: number): TeamdError {
   return new TeamdError('CONCURRENT_WRITE', `lost the lock on task ${id} before writing (the process stalled); retry the command`, { details: { id } });
-}
-
-function dedupe(ids: readonly number[]): number[] {
-  for (const id of ids) {
-    if (!Number.isInteger(id) || id <= 0) throw new TeamdError('INVALID_INPUT', `invalid task id ${id}: ids are positive integers`);
-  }
-  return [...new Set(ids)].sort((a, b) => a - b);
-}
-
-function validateText(what: string, value: string, max: number, required: boolean): string {
-  if (required && value.length === 0) throw new TeamdError('INVALID_INPUT', `the ${what} is empty: give a short text`);
-  if (value.length > max) {
-    throw new TeamdError('INVALID_INPUT', `the ${what} is ${value.length} characters; the limit is ${max}. Put long text in a file and refer to it`, {
-      details: { what, length: value.length, max },
-    });
-  }
-  return value;
 }

@@ -5,6 +5,7 @@ import { startCommand, stopCommand } from './commands/daemon.js';
 import { demoCommand } from './commands/demo.js';
 import { logsCommand } from './commands/logs.js';
 import { approveCommand, rejectCommand } from './commands/plans.js';
+import { watchCommand } from './commands/watch.js';
 import { serviceCommand } from './commands/service.js';
 import { shutdownCommand, spawnCommand, statusCommand, teamCommand } from './commands/team.js';
 import { broadcastCommand, inboxCommand, sendCommand } from './commands/messages.js';
@@ -46,6 +47,7 @@ export function buildProgram(io: Io): Command {
     .addCommand(teamCommand(io))
     .addCommand(approveCommand(io))
     .addCommand(rejectCommand(io))
+    .addCommand(watchCommand(io))
     .addCommand(logsCommand(io))
     .addCommand(serviceCommand(io))
     .addCommand(taskCommand(io))

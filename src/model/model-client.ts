@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { Logger } from '../logger.js';
 import type { ApiTool } from '../tools/registry.js';
 import { TEAMMATE_HEADER } from './offline/server.js';
@@ -52,30 +52,76 @@ export interface AnthropicClientOptions {
  * The real SDK, used for both the real API and the offline model (its baseURL). The stable
  * prefix — system prompt and tools — is marked for prompt caching.
  */
+export type ModelErrorKind = 'prompt_too_long' | 'rate_limited' | 'server' | 'auth' | 'connection' | 'other';
+
+/** A failed model call, classified by the SDK's error classes where the SDK is loaded. */
+export class ModelError extends Error {
+  override readonly name = 'ModelError';
+  constructor(
+    readonly kind: ModelErrorKind,
+    message: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, options);
+  }
+}
+
+type Sdk = typeof import('@anthropic-ai/sdk');
+
+function classify(sdk: Sdk, error: unknown): ModelError {
+  const A = sdk.default;
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof A.BadRequestError && /prompt is too long/i.test(error.message)) return new ModelError('prompt_too_long', message, { cause: error });
+  if (error instanceof A.RateLimitError) return new ModelError('rate_limited', `rate limited by the model API after retries (${message})`, { cause: error });
+  if (error instanceof A.InternalServerError) return new ModelError('server', `the model API failed after retries (status ${error.status}: ${message})`, { cause: error });
+  if (error instanceof A.AuthenticationError) return new ModelError('auth', `the API key was refused (${message}); check ANTHROPIC_API_KEY`, { cause: error });
+  if (error instanceof A.APIConnectionError) return new ModelError('connection', `cannot reach the model API (${message})`, { cause: error });
+  if (error instanceof A.APIError) return new ModelError('other', `model API error ${error.status ?? ''}: ${message}`, { cause: error });
+  return new ModelError('other', message, { cause: error });
+}
+
+/**
+ * The real SDK, used for both the real API and the offline model (its baseURL). It is loaded on
+ * the first call, so a teammate is ready before it needs a model. The stable prefix — system
+ * prompt and tools — is marked for prompt caching; errors come out as ModelError.
+ */
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
-  const client = new Anthropic({
-    apiKey: options.apiKey,
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-    maxRetries: options.maxRetries ?? 4,
-    timeout: 10 * 60 * 1000,
-    defaultHeaders: { [TEAMMATE_HEADER]: options.teammate },
-    logger: options.logger,
-  });
+  let loaded: { sdk: Sdk; client: Anthropic } | null = null;
+  const load = async (): Promise<{ sdk: Sdk; client: Anthropic }> => {
+    if (loaded) return loaded;
+    const sdk = await import('@anthropic-ai/sdk');
+    const client = new sdk.default({
+      apiKey: options.apiKey,
+      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+      maxRetries: options.maxRetries ?? 4,
+      timeout: 10 * 60 * 1000,
+      defaultHeaders: { [TEAMMATE_HEADER]: options.teammate },
+      logger: options.logger,
+    });
+    loaded = { sdk, client };
+    return loaded;
+  };
   return {
     async create(request, signal) {
+      const { sdk, client } = await load();
       const tools = request.tools.map((tool, index) =>
         index === request.tools.length - 1 ? { ...tool, cache_control: { type: 'ephemeral' as const } } : tool,
       );
-      const response = await client.messages.create(
-        {
-          model: options.model,
-          max_tokens: request.maxTokens,
-          system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }],
-          tools: tools as Anthropic.Tool[],
-          messages: request.messages as Anthropic.MessageParam[],
-        },
-        signal ? { signal } : undefined,
-      );
+      let response: Anthropic.Message;
+      try {
+        response = await client.messages.create(
+          {
+            model: options.model,
+            max_tokens: request.maxTokens,
+            system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }],
+            tools: tools as Anthropic.Tool[],
+            messages: request.messages as Anthropic.MessageParam[],
+          },
+          signal ? { signal } : undefined,
+        );
+      } catch (error) {
+        throw classify(sdk, error);
+      }
       return {
         content: response.content.flatMap((block): ContentBlock[] => {
           if (block.type === 'text') return [{ type: 'text', text: block.text }];
@@ -94,16 +140,11 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   };
 }
 
-/** Whether the API refused the request for being over the context window (a 400 with that meaning). */
+/** Whether the API refused the request for being over the context window. */
 export function isPromptTooLong(error: unknown): boolean {
-  return error instanceof Anthropic.BadRequestError && /prompt is too long/i.test(error.message);
+  return error instanceof ModelError && error.kind === 'prompt_too_long';
 }
 
 export function describeModelError(error: unknown): string {
-  if (error instanceof Anthropic.RateLimitError) return `rate limited by the model API after retries (${error.message})`;
-  if (error instanceof Anthropic.InternalServerError) return `the model API failed after retries (status ${error.status}: ${error.message})`;
-  if (error instanceof Anthropic.AuthenticationError) return `the API key was refused (${error.message}); check ANTHROPIC_API_KEY`;
-  if (error instanceof Anthropic.APIConnectionError) return `cannot reach the model API (${error.message})`;
-  if (error instanceof Anthropic.APIError) return `model API error ${error.status ?? ''}: ${error.message}`;
   return error instanceof Error ? error.message : String(error);
 }

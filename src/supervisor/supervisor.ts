@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import type { Board } from '../board/board.js';
 import { TeamdError } from '../errors.js';
@@ -11,6 +10,7 @@ import { LEAD, type Member, type MemberStatus } from '../roster/roster.js';
 import type { Doorbell } from '../watch/doorbell.js';
 import type { WorkerMessage } from './ipc-protocol.js';
 import { killLeftovers, spawnMarker } from './leftovers.js';
+import { MemberWork } from './member-work.js';
 import { forkMember, sendToMember } from './member-process.js';
 import { decideRestart, DEFAULT_RESTART_POLICY, describeExit, FRESH_HISTORY, type RestartHistory, type RestartPolicy } from './restart-policy.js';
 import { DEFAULT_LADDER, settlesWithin, stopChild, type LadderTimings, type StopRung } from './stop-ladder.js';
@@ -70,7 +70,10 @@ export class Supervisor {
   private stopping = false;
   private wakeScheduled = false;
 
+  private readonly work: MemberWork;
+
   constructor(private readonly deps: SupervisorDeps) {
+    this.work = new MemberWork(deps);
     this.policy = deps.restartPolicy ?? DEFAULT_RESTART_POLICY;
     this.ladder = deps.ladder ?? DEFAULT_LADDER;
     this.now = deps.now ?? Date.now;
@@ -78,10 +81,10 @@ export class Supervisor {
 
   /** Reconciles the roster with reality (no teammate runs yet) and starts watching for work. */
   async start(): Promise<void> {
-    const openTasks = this.openTasksByOwner();
+    const openTasks = this.work.openTasksByOwner();
     for (const member of this.deps.roster.read().members) {
       if (member.status === 'shutdown' || member.status === 'errored') {
-        await this.releaseTasksOf(member.name, `${member.name} is ${member.status}`);
+        await this.work.releaseTasksOf(member.name, `${member.name} is ${member.status}`);
         this.deps.roster.patchMember(member.name, { pid: null, task: null });
       } else if (RUNNING.includes(member.status) || openTasks.has(member.name)) {
         this.deps.logger.info({ teammate: member.name, was: member.status }, 'resuming teammate after daemon start');
@@ -129,7 +132,7 @@ export class Supervisor {
     if (!slot?.child) {
       if (slot?.restartTimer) clearTimeout(slot.restartTimer);
       if (slot) slot.restartTimer = null;
-      await this.releaseTasksOf(name, `${name} was shut down`);
+      await this.work.releaseTasksOf(name, `${name} was shut down`);
       this.deps.roster.patchMember(name, { status: 'shutdown', pid: null });
       return { rung: 'not-running' };
     }
@@ -240,7 +243,7 @@ export class Supervisor {
       case 'none': {
         const status = slot.expected ?? 'asleep';
         // Tasks first, status last: whoever sees the new status also sees the board settled.
-        if (status === 'shutdown') await this.releaseTasksOf(name, `${name} shut down`);
+        if (status === 'shutdown') await this.work.releaseTasksOf(name, `${name} shut down`);
         this.deps.roster.patchMember(name, { status, pid: null, lastExit: describeExit(exit) });
         this.scheduleWake();
         return;
@@ -256,7 +259,7 @@ export class Supervisor {
         return;
       }
       case 'give-up': {
-        const released = await this.releaseTasksOf(name, `${name} errored`);
+        const released = await this.work.releaseTasksOf(name, `${name} errored`);
         this.deps.roster.patchMember(name, { status: 'errored', pid: null, lastExit: describeExit(exit) });
         this.notifyLead(
           name,
@@ -290,14 +293,9 @@ export class Supervisor {
   private wakeSleepers(): void {
     if (this.stopping) return;
     try {
-      const members = this.deps.roster.read().members;
-      const asleep = members.filter((m) => m.status === 'asleep' && !this.slots.get(m.name)?.child && !this.slots.get(m.name)?.restartTimer);
-      if (asleep.length === 0) return;
-      const withUnread = new Set(asleep.filter((m) => this.hasUnread(m.name)).map((m) => m.name));
-      const openTasks = this.openTasksByOwner();
-      const readyTasks = this.deps.board.list({ ready: true }).tasks.length;
-      const awakeAvailable = members.filter((m) => (m.status === 'idle' || m.status === 'starting') && this.slots.get(m.name)?.child).length;
-      for (const name of chooseWakeUps({ asleep, withUnread, withOpenTask: new Set(openTasks.keys()), readyTasks, awakeAvailable })) {
+      const input = this.work.wakeInput(this.deps.roster.read().members, (name) => Boolean(this.slots.get(name)?.child || this.slots.get(name)?.restartTimer));
+      if (input.asleep.length === 0) return;
+      for (const name of chooseWakeUps(input)) {
         this.deps.logger.info({ teammate: name }, 'waking teammate: work appeared');
         this.launch(name);
       }
@@ -306,37 +304,8 @@ export class Supervisor {
     }
   }
 
-  private hasUnread(name: string): boolean {
-    try {
-      const size = statSize(this.deps.paths.inboxFile(name));
-      return size > this.deps.cursorOf(name).read().offset;
-    } catch {
-      return false;
-    }
-  }
 
-  private openTasksByOwner(): Map<string, number[]> {
-    const byOwner = new Map<string, number[]>();
-    for (const task of this.deps.board.list({ status: 'in_progress' }).tasks) {
-      if (task.owner) byOwner.set(task.owner, [...(byOwner.get(task.owner) ?? []), task.id]);
-    }
-    return byOwner;
-  }
 
-  /** Puts a teammate's in-progress tasks back on the board, fenced by the claim number seen. */
-  private async releaseTasksOf(name: string, why: string): Promise<number[]> {
-    const released: number[] = [];
-    for (const task of this.deps.board.list({ status: 'in_progress', owner: name }).tasks) {
-      try {
-        await this.deps.board.release(task.id, { owner: name, claim: task.claim });
-        released.push(task.id);
-        this.deps.logger.info({ taskId: task.id, teammate: name, why }, 'task released back to the board');
-      } catch (error) {
-        this.deps.logger.warn({ err: error, taskId: task.id }, 'could not release task');
-      }
-    }
-    return released;
-  }
 
   private notifyLead(name: string, type: 'teammate_crashed', content: string): void {
     try {
@@ -347,10 +316,3 @@ export class Supervisor {
   }
 }
 
-function statSize(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
-  }
-}

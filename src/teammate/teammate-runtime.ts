@@ -15,6 +15,7 @@ import { ALL_TOOLS, ToolRegistry } from '../tools/registry.js';
 import type { ToolContext } from '../tools/tool.js';
 import type { Doorbell } from '../watch/doorbell.js';
 import type { DaemonLink } from './daemon-link.js';
+import { waitForWork } from './idle-wait.js';
 import type { Session, SessionStore } from './session-store.js';
 
 export interface TeammateDeps {
@@ -52,6 +53,7 @@ export class TeammateRuntime {
   private readonly system: string;
   private currentTask: Task | null = null;
   private budgetSpent = false;
+  private reported: { status: 'idle' | 'working'; task: number | null } | null = null;
 
   constructor(private readonly deps: TeammateDeps) {
     this.tools = new ToolRegistry(ALL_TOOLS, () => !deps.identity.planRequired || deps.session.planApproved);
@@ -82,8 +84,10 @@ export class TeammateRuntime {
         return 'shutdown';
       }
       const injected = this.inject(batch.messages);
-      this.remember(batch.messages);
-      this.save();
+      if (batch.messages.length > 0) {
+        this.remember(batch.messages);
+        this.save();
+      }
       consumer.commit(batch);
       if (injected) {
         await this.work(this.currentTask);
@@ -97,7 +101,7 @@ export class TeammateRuntime {
         continue;
       }
       this.report(null);
-      if ((await this.waitForWork(idleSince)) === 'timeout') {
+      if ((await waitForWork(this.deps.bell, this.stopper.signal, idleSince, this.deps.idleTimeoutMs)) === 'timeout') {
         this.deps.link.send({ type: 'asleep' });
         return 'asleep';
       }
@@ -304,23 +308,11 @@ export class TeammateRuntime {
     this.deps.sessions.save(this.deps.session);
   }
 
+  /** Tells the daemon what it is doing, only when that changes (each report rewrites the roster). */
   private report(task: number | null): void {
-    this.deps.link.send({ type: 'status', status: task === null ? 'idle' : 'working', task });
-  }
-
-  private async waitForWork(idleSince: number): Promise<'work' | 'timeout'> {
-    const timeoutMs = this.deps.idleTimeoutMs;
-    if (timeoutMs === 0) {
-      await this.deps.bell.wait(this.stopper.signal);
-      return 'work';
-    }
-    const timer = new AbortController();
-    const timeout = setTimeout(() => timer.abort(), Math.max(0, idleSince + timeoutMs - Date.now()));
-    try {
-      const reason = await this.deps.bell.wait(AbortSignal.any([this.stopper.signal, timer.signal]));
-      return reason === 'aborted' && timer.signal.aborted && !this.stopper.signal.aborted ? 'timeout' : 'work';
-    } finally {
-      clearTimeout(timeout);
-    }
+    const status = task === null ? 'idle' : 'working';
+    if (this.reported?.status === status && this.reported.task === task) return;
+    this.reported = { status, task };
+    this.deps.link.send({ type: 'status', status, task });
   }
 }

@@ -1,9 +1,8 @@
-import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { Compactor } from '../../src/agent/compactor.js';
 import { isWellFormed } from '../../src/agent/conversation.js';
 import { runAgent, type AgentEvent } from '../../src/agent/loop.js';
-import type { ChatMessage } from '../../src/model/model-client.js';
+import { ModelError, type ChatMessage } from '../../src/model/model-client.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { defineTool, type ToolContext } from '../../src/tools/tool.js';
 import { z } from 'zod';
@@ -75,7 +74,7 @@ describe('runAgent', () => {
   });
 
   it('on prompt too long, compacts (summary by the model) and retries once', async () => {
-    const tooLong = new Anthropic.BadRequestError(400, { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 300000 tokens > 200000 maximum' } }, 'prompt is too long: 300000 tokens > 200000 maximum', new Headers());
+    const tooLong = new ModelError('prompt_too_long', '400 prompt is too long: 300000 tokens > 200000 maximum');
     const model = new FakeModel([
       reply([use('t1', 'echo', { say: 'a' })]),
       tooLong,

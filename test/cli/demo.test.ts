@@ -1,20 +1,43 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { isAlive } from '../../src/daemon/pid-file.js';
+import type { DemoSummary } from '../../src/demo/run-demo.js';
 import { runTeamd } from '../helpers/processes.js';
+import { waitFor } from '../helpers/wait.js';
 
-describe('teamd demo (board walkthrough)', () => {
-  it('runs offline to the end: every task completed, the stale claim refused, the folder kept with --keep', async () => {
-    const result = await runTeamd(['demo', '--keep']);
+describe('teamd demo', () => {
+  it('a team of three builds, tests and packages the project offline, then leaves no process and no folder behind', async () => {
+    const result = await runTeamd(['demo', '--json']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain('STALE_CLAIM');
-    const kept = /The demo state folder was kept: (\S+)/.exec(result.stdout)?.[1];
-    expect(kept).toBeDefined();
+    const summary = JSON.parse(result.stdout) as DemoSummary;
+    expect(summary.tasks).toHaveLength(6);
+    expect(summary.tasks.every((t) => t.status === 'completed')).toBe(true);
+    expect(summary.teammates.reduce((sum, t) => sum + t.tasksDone, 0)).toBe(6);
+    expect(summary.reply).toBe('Got it: carol, are you with us?');
+    expect(result.stderr).toMatch(/claimed #1 Scaffold the calc project/);
+    expect(result.stderr).toMatch(/\[6\/6 done\]/);
+    expect(isAlive(summary.daemonPid)).toBe(false);
+    expect(summary.teammatePids).toHaveLength(3);
+    expect(summary.teammatePids.filter(isAlive)).toEqual([]);
+    expect(fs.existsSync(summary.workspace)).toBe(false);
+  });
+
+  it('--keep leaves the built workspace and the daemon for poking at', async () => {
+    const result = await runTeamd(['demo', '--keep', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout) as DemoSummary;
     try {
-      const listed = await runTeamd(['task', 'list', '--json', '--dir', kept!]);
-      const tasks = JSON.parse(listed.stdout) as { status: string }[];
-      expect(tasks.map((task) => task.status)).toEqual(['completed', 'completed', 'completed', 'completed', 'completed']);
+      expect(isAlive(summary.daemonPid)).toBe(true);
+      expect(fs.readdirSync(summary.workspace)).toContain('calc-1.0.0.tgz');
+      expect(fs.readFileSync(path.join(summary.workspace, 'calc/src/calc.js'), 'utf8')).toContain('export const add');
+      const status = JSON.parse((await runTeamd(['status', '--json', '--dir', summary.stateDir])).stdout);
+      expect(status.tasks.completed).toBe(6);
     } finally {
-      fs.rmSync(kept!.replace(/\/\.team$/, ''), { recursive: true, force: true });
+      await runTeamd(['stop', '--dir', summary.stateDir]);
+      await waitFor(() => !isAlive(summary.daemonPid), 'the kept daemon to stop');
+      expect(summary.teammatePids.filter(isAlive)).toEqual([]);
+      fs.rmSync(summary.workspace, { recursive: true, force: true });
     }
   });
 });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { messageDirective, resumeDirective, taskDirective } from '../../src/agent/directives.js';
-import { decideOffline, PLAN_REQUIRED_MARKER, shellCommands, type OfflineRequest } from '../../src/model/offline/policy.js';
+import { decideOffline, PLAN_REQUIRED_MARKER, shellCommands, type Block, type OfflineRequest } from '../../src/model/offline/policy.js';
 
 const task = { id: 4, subject: 'build', claim: 1, description: '```sh\nmkdir -p out\n# a comment\n\necho hi > out/a\n```' };
 type Msg = OfflineRequest['messages'][number];
-const user = (...content: Msg['content'][number][]): Msg => ({ role: 'user', content });
-const assistant = (...content: Msg['content'][number][]): Msg => ({ role: 'assistant', content });
+const user = (...content: Block[]): Msg => ({ role: 'user', content });
+const assistant = (...content: Block[]): Msg => ({ role: 'assistant', content });
 const t = (text: string) => ({ type: 'text' as const, text });
 const bash = (id: string, command: string) => ({ type: 'tool_use' as const, id, name: 'bash', input: { command } });
 const result = (id: string, text: string, isError = false) => ({ type: 'tool_result' as const, tool_use_id: id, content: text, is_error: isError });

@@ -1,15 +1,11 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { setTimeout as delay } from 'node:timers/promises';
 import { Command } from 'commander';
-import { requestDaemon } from '../../daemon/control-client.js';
 import { Daemon } from '../../daemon/daemon.js';
-import { isAlive, readLiveDaemon, type PidInfo } from '../../daemon/pid-file.js';
-import { isTeamdError, TeamdError } from '../../errors.js';
+import { readLiveDaemon } from '../../daemon/pid-file.js';
 import { createLogger } from '../../logger.js';
 import { resolveStateDir, statePaths, type StatePaths } from '../../paths.js';
-import { DEFAULT_LADDER, ladderBudgetMs } from '../../supervisor/stop-ladder.js';
-import { DEFAULT_WORKER_SCRIPT, TEAMD_BIN } from '../locations.js';
+import { startDetachedDaemon, stopDaemonAndWait } from '../daemon-process.js';
+import { DEFAULT_WORKER_SCRIPT } from '../locations.js';
 import { printJson, type Io } from '../output.js';
 import { parseNonNegativeInt } from '../parsers.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
@@ -19,8 +15,6 @@ interface StartOptions extends CommonOptions {
   model?: string;
   idleTimeout?: number;
 }
-
-const START_TIMEOUT_MS = 20_000;
 
 function pathsOf(io: Io, dir: string | undefined): StatePaths {
   return statePaths(resolveStateDir({ dir, env: io.env, cwd: io.cwd }));
@@ -50,41 +44,6 @@ async function runForeground(io: Io, paths: StatePaths, options: StartOptions): 
   }
 }
 
-/** Starts `teamd start --foreground` detached, and returns once its control socket answers. */
-async function runDetached(io: Io, paths: StatePaths, options: StartOptions): Promise<PidInfo> {
-  const running = readLiveDaemon(paths);
-  if (running) {
-    throw new TeamdError('DAEMON_RUNNING', `a teamd daemon is already running for ${paths.root} (pid ${running.pid}); stop it with: teamd stop --dir ${paths.root}`);
-  }
-  fs.mkdirSync(paths.logsDir, { recursive: true });
-  const startLog = paths.logFile('daemon-start');
-  const errFd = fs.openSync(startLog, 'w');
-  const args = [TEAMD_BIN, 'start', '--foreground', '--dir', paths.root];
-  if (options.model) args.push('--model', options.model);
-  if (options.idleTimeout !== undefined) args.push('--idle-timeout', String(options.idleTimeout));
-  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', 'ignore', errFd], env: io.env, cwd: io.cwd });
-  fs.closeSync(errFd);
-  let exited: number | null | undefined;
-  child.once('exit', (code) => (exited = code));
-  child.unref();
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    if (exited !== undefined) {
-      const why = fs.readFileSync(startLog, 'utf8').trim().split('\n').slice(-5).join('\n');
-      throw new TeamdError('DAEMON_START_FAILED', `the daemon exited during start-up (code ${exited}):\n${why}`);
-    }
-    try {
-      return (await requestDaemon(paths, { op: 'ping' }, 2_000)) as PidInfo;
-    } catch (error) {
-      if (!isTeamdError(error, 'DAEMON_NOT_RUNNING') || Date.now() > deadline) {
-        if (Date.now() > deadline) child.kill('SIGTERM');
-        throw Date.now() > deadline ? new TeamdError('DAEMON_START_FAILED', `the daemon did not become ready within ${START_TIMEOUT_MS} ms; see ${startLog}`) : error;
-      }
-    }
-    await delay(25);
-  }
-}
-
 export function startCommand(io: Io): Command {
   return withCommonOptions(new Command('start').description('start the supervisor daemon for a state folder (detaches unless --foreground)'))
     .option('--foreground', 'run in this process (what a systemd unit runs); logs JSON to stdout too')
@@ -93,7 +52,7 @@ export function startCommand(io: Io): Command {
     .action(async (options: StartOptions) => {
       const paths = pathsOf(io, options.dir);
       if (options.foreground) return runForeground(io, paths, options);
-      const info = await runDetached(io, paths, options);
+      const info = await startDetachedDaemon(io, paths, { model: options.model, idleTimeout: options.idleTimeout });
       if (options.json) printJson(io, info);
       else io.out(`teamd daemon running (pid ${info.pid}) for ${info.dir}\n`);
     });
@@ -109,12 +68,7 @@ export function stopCommand(io: Io): Command {
         else io.out(`no teamd daemon is running for ${paths.root}\n`);
         return;
       }
-      await requestDaemon(paths, { op: 'stop' });
-      const deadline = Date.now() + ladderBudgetMs(DEFAULT_LADDER) + 5_000;
-      while (isAlive(running.pid)) {
-        if (Date.now() > deadline) throw new TeamdError('IO', `the daemon (pid ${running.pid}) is still running after ${ladderBudgetMs(DEFAULT_LADDER) + 5_000} ms; see: teamd logs`);
-        await delay(25);
-      }
+      await stopDaemonAndWait(paths, running);
       if (options.json) printJson(io, { stopped: true, pid: running.pid });
       else io.out(`teamd daemon stopped (pid ${running.pid})\n`);
     });

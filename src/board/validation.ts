@@ -1,0 +1,20 @@
+import { TeamdError } from '../errors.js';
+
+/** Task ids given by a caller: positive integers, deduplicated, ascending. */
+export function dedupe(ids: readonly number[]): number[] {
+  for (const id of ids) {
+    if (!Number.isInteger(id) || id <= 0) throw new TeamdError('INVALID_INPUT', `invalid task id ${id}: ids are positive integers`);
+  }
+  return [...new Set(ids)].sort((a, b) => a - b);
+}
+
+/** Text fields: refused when empty (if required) or over the limit, saying which and by how much. */
+export function validateText(what: string, value: string, max: number, required: boolean): string {
+  if (required && value.length === 0) throw new TeamdError('INVALID_INPUT', `the ${what} is empty: give a short text`);
+  if (value.length > max) {
+    throw new TeamdError('INVALID_INPUT', `the ${what} is ${value.length} characters; the limit is ${max}. Put long text in a file and refer to it`, {
+      details: { what, length: value.length, max },
+    });
+  }
+  return value;
+}

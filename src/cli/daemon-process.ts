@@ -1,0 +1,58 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
+import { requestDaemon } from '../daemon/control-client.js';
+import { isAlive, readLiveDaemon, type PidInfo } from '../daemon/pid-file.js';
+import { isTeamdError, TeamdError } from '../errors.js';
+import type { StatePaths } from '../paths.js';
+import { DEFAULT_LADDER, ladderBudgetMs } from '../supervisor/stop-ladder.js';
+import { TEAMD_BIN } from './locations.js';
+import type { Io } from './output.js';
+
+const START_TIMEOUT_MS = 20_000;
+
+/** Starts `teamd start --foreground` detached, and returns once its control socket answers. */
+export async function startDetachedDaemon(io: Io, paths: StatePaths, options: { model?: string | undefined; idleTimeout?: number | undefined }): Promise<PidInfo> {
+  const running = readLiveDaemon(paths);
+  if (running) {
+    throw new TeamdError('DAEMON_RUNNING', `a teamd daemon is already running for ${paths.root} (pid ${running.pid}); stop it with: teamd stop --dir ${paths.root}`);
+  }
+  fs.mkdirSync(paths.logsDir, { recursive: true });
+  const startLog = paths.logFile('daemon-start');
+  const errFd = fs.openSync(startLog, 'w');
+  const args = [TEAMD_BIN, 'start', '--foreground', '--dir', paths.root];
+  if (options.model) args.push('--model', options.model);
+  if (options.idleTimeout !== undefined) args.push('--idle-timeout', String(options.idleTimeout));
+  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', 'ignore', errFd], env: io.env, cwd: io.cwd });
+  fs.closeSync(errFd);
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  child.unref();
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    if (exited !== undefined) {
+      const why = fs.readFileSync(startLog, 'utf8').trim().split('\n').slice(-5).join('\n');
+      throw new TeamdError('DAEMON_START_FAILED', `the daemon exited during start-up (code ${exited}):\n${why}`);
+    }
+    try {
+      return (await requestDaemon(paths, { op: 'ping' }, 2_000)) as PidInfo;
+    } catch (error) {
+      if (!isTeamdError(error, 'DAEMON_NOT_RUNNING') || Date.now() > deadline) {
+        if (Date.now() > deadline) child.kill('SIGTERM');
+        throw Date.now() > deadline ? new TeamdError('DAEMON_START_FAILED', `the daemon did not become ready within ${START_TIMEOUT_MS} ms; see ${startLog}`) : error;
+      }
+    }
+    await delay(25);
+  }
+}
+
+/** Asks the daemon to stop and waits until its process is gone. */
+export async function stopDaemonAndWait(paths: StatePaths, daemon: PidInfo): Promise<void> {
+  await requestDaemon(paths, { op: 'stop' });
+  const budget = ladderBudgetMs(DEFAULT_LADDER) + 5_000;
+  const deadline = Date.now() + budget;
+  while (isAlive(daemon.pid)) {
+    if (Date.now() > deadline) throw new TeamdError('IO', `the daemon (pid ${daemon.pid}) is still running after ${budget} ms; see: teamd logs`);
+    await delay(25);
+  }
+}
