@@ -2,11 +2,11 @@
 // nothing is left, then prints {claims: [[id, ms], ...], tornReads} as one JSON line.
 // Usage: board-racer.js <stateDir> <owner> <locked|unlocked>
 import fs from 'node:fs';
-import { once } from 'node:events';
 import { Board } from '../src/board/board.js';
 import { FileLocker } from '../src/fs/file-lock.js';
 import { createLogger } from '../src/logger.js';
 import { statePaths, TASK_FILE_PATTERN, type StatePaths } from '../src/paths.js';
+import { awaitGo } from './child.js';
 
 const [stateDir, owner, mode] = process.argv.slice(2) as [string, string, string];
 const paths = statePaths(stateDir);
@@ -40,9 +40,7 @@ function claimUnlocked(statePaths: StatePaths): number | null {
   return null;
 }
 
-process.stdin.setEncoding('utf8');
-process.stdout.write('ready\n');
-await once(process.stdin, 'data');
+await awaitGo();
 const claims: [number, number][] = [];
 for (;;) {
   const started = performance.now();

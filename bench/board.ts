@@ -1,12 +1,11 @@
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Readable, Writable } from 'node:stream';
 import { Board } from '../src/board/board.js';
 import { FileLocker } from '../src/fs/file-lock.js';
 import { createLogger } from '../src/logger.js';
 import { statePaths } from '../src/paths.js';
+import { startBenchChild } from './child.js';
 import { formatMs, percentile, table } from './stats.js';
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 500);
@@ -27,23 +26,6 @@ interface RacerReport {
   readonly tornReads: number;
 }
 
-function racerOutput(child: ChildProcessByStdio<Writable, Readable, null>): { ready: Promise<void>; done: Promise<RacerReport> } {
-  let out = '';
-  let markReady: () => void = () => {};
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-    if (out.startsWith('ready\n')) markReady();
-  });
-  const done = new Promise<RacerReport>((resolve, reject) => {
-    child.once('close', (code) => {
-      if (code === 0) resolve(JSON.parse(out.slice('ready\n'.length)) as RacerReport);
-      else reject(new Error(`racer exited with code ${code}`));
-    });
-  });
-  return { ready, done };
-}
-
 async function seed(dir: string): Promise<void> {
   const logger = createLogger();
   const board = new Board({ paths: statePaths(dir), locker: new FileLocker({ logger }), logger });
@@ -54,15 +36,12 @@ async function run(mode: 'locked' | 'unlocked', racers: number): Promise<RunResu
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamd-bench-board-'));
   try {
     await seed(dir);
-    const children = Array.from({ length: racers }, (_, i) =>
-      spawn(process.execPath, [RACER, dir, `racer-${i}`, mode], { stdio: ['pipe', 'pipe', 'inherit'] }),
-    );
-    const outputs = children.map((child) => racerOutput(child));
+    const children = Array.from({ length: racers }, (_, i) => startBenchChild<RacerReport>(RACER, [dir, `racer-${i}`, mode]));
     // Start the clock only once every racer has loaded, so process start-up is not timed.
-    await Promise.all(outputs.map((output) => output.ready));
+    await Promise.all(children.map((child) => child.ready));
     const started = performance.now();
-    for (const child of children) child.stdin.end('go\n');
-    const results = await Promise.all(outputs.map((output) => output.done));
+    for (const child of children) child.go();
+    const results = await Promise.all(children.map((child) => child.report));
     const all = results.flatMap((result) => result.claims);
     const wallMs = performance.now() - started;
     return {

@@ -98,25 +98,30 @@ export async function benchDaemon(): Promise<void> {
       `CPU over ${IDLE_SECONDS} s idle (after ${SETTLE_SECONDS} s to settle): daemon ${used[0]!.toFixed(2)} s, 10 teammates ${(total - used[0]!).toFixed(2)} s in all (${((total / IDLE_SECONDS) * 100).toFixed(2)} % of one core)`,
     );
 
-    // A dead worker's task: kill -9 a teammate holding a task; it is restarted and resumes the task.
+    // A dead worker's task: kill -9 the teammate working on it; it is restarted and resumes it.
     const logger = createLogger();
     const board = new Board({ paths, locker: new FileLocker({ logger }), logger });
+    const gate = path.join(path.dirname(paths.root), 'gate');
     const resumeMs: number[] = [];
     for (let round = 0; round < 5; round++) {
-      const name = `idle-${round}`;
-      const task = await board.add({ subject: `held by ${name}` });
-      await board.claim(task.id, name);
-      const victim = member(paths, name)!.pid!;
+      fs.mkdirSync(gate);
+      const task = await board.add({ subject: `held ${round}`, description: '```sh\nwhile [ -d gate ]; do sleep 0.02; done\n```' });
+      await until(() => board.get(task.id).status === 'in_progress', 'the task claimed');
+      const owner = board.get(task.id).owner!;
+      await until(() => member(paths, owner)?.status === 'working', `${owner} working`);
+      const victim = member(paths, owner)!.pid!;
       const killedAt = performance.now();
       process.kill(victim, 'SIGKILL');
       const back = await until(() => {
-        const m = member(paths, name);
-        return m?.status === 'idle' && m.pid !== victim && board.get(task.id).owner === name;
-      }, `${name} resumed`);
+        const m = member(paths, owner);
+        const t = board.get(task.id);
+        return m?.status === 'working' && m.pid !== victim && t.owner === owner && t.status === 'in_progress';
+      }, `${owner} working on it again`);
       resumeMs.push(back - killedAt);
-      await board.complete(task.id, { owner: name });
+      fs.rmdirSync(gate);
+      await until(() => board.get(task.id).status === 'completed', 'the task completed');
     }
-    out.push(`kill -9 of a teammate holding a task -> restarted and holding it again: p50 ${formatMs(percentile(resumeMs, 50))} ms, max ${formatMs(Math.max(...resumeMs))} ms`);
+    out.push(`kill -9 of a teammate in the middle of a task -> restarted and working on it again: p50 ${formatMs(percentile(resumeMs, 50))} ms, max ${formatMs(Math.max(...resumeMs))} ms`);
 
     // Largest team: keep spawning up to the cap, measuring memory.
     const spawnStarted = performance.now();

@@ -39,6 +39,13 @@ export function buildProgram(io: Io): Command {
     .description('runs a team of autonomous LLM coding agents on this machine, coordinating through files in a state folder')
     .version(packageVersion(), '-V, --version')
     .showSuggestionAfterError()
+    .addHelpText(
+      'after',
+      `
+Every command takes --dir <path> (default: $TEAMD_DIR, else ./.team); commands that print data take --json.
+Exit codes: 0 ok, 1 error, 2 wrong arguments or input, 3 nothing ready to claim, 4 refused by the board's state.
+Try it offline: teamd demo. Documentation: the docs/ folder of the package.`,
+    )
     .addCommand(startCommand(io))
     .addCommand(stopCommand(io))
     .addCommand(spawnCommand(io))

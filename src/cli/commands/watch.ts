@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { Doorbell } from '../../watch/doorbell.js';
 import { openContext } from '../context.js';
-import type { Io } from '../output.js';
+import { printJson, type Io } from '../output.js';
 import { renderFrame } from '../watch/render.js';
 import { takeSnapshot } from '../watch/snapshot.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
@@ -16,6 +16,10 @@ export function watchCommand(io: Io): Command {
     .action(async (options: CommonOptions & { once?: boolean }) => {
       const { paths, board, logger } = openContext(io, options.dir, 'read');
       const out = process.stdout;
+      if (options.json) {
+        printJson(io, takeSnapshot(paths, board, 10));
+        return;
+      }
       const interactive = !options.once && out.isTTY === true;
       const frame = (): string =>
         renderFrame(takeSnapshot(paths, board, interactive ? Math.max(3, (out.rows ?? 40) - 30) : 10), {
