@@ -26,8 +26,10 @@ function memberView(member: Member) {
 
 function formatMembers(members: ReturnType<typeof memberView>[]): string {
   if (members.length === 0) return 'no teammates (add one: teamd spawn <name> <role>)\n';
-  const rows = members.map((m) => [m.name, m.role, m.status, m.pid === null ? '-' : String(m.pid), m.task === null ? '-' : String(m.task), String(m.restarts)]);
-  const header = ['NAME', 'ROLE', 'STATUS', 'PID', 'TASK', 'RESTARTS'];
+  const tokens = (m: ReturnType<typeof memberView>): string =>
+    m.usage ? String(m.usage.inputTokens + m.usage.outputTokens + m.usage.cacheReadTokens + m.usage.cacheWriteTokens) : '-';
+  const rows = members.map((m) => [m.name, m.role, m.status, m.pid === null ? '-' : String(m.pid), m.task === null ? '-' : String(m.task), String(m.restarts), tokens(m)]);
+  const header = ['NAME', 'ROLE', 'STATUS', 'PID', 'TASK', 'RESTARTS', 'TOKENS'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   return `${[header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')}\n`;
 }
