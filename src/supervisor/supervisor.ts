@@ -1,11 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import type { Board } from '../board/board.js';
 import { TeamdError } from '../errors.js';
-import type { CursorStore } from '../inbox/cursor.js';
-import type { Mailbox } from '../inbox/mailbox.js';
-import type { Logger } from '../logger.js';
-import type { StatePaths } from '../paths.js';
-import type { RosterStore } from '../roster/roster-store.js';
 import { LEAD, type Member, type MemberStatus } from '../roster/roster.js';
 import type { Doorbell } from '../watch/doorbell.js';
 import type { WorkerMessage } from './ipc-protocol.js';
@@ -15,34 +9,9 @@ import { forkMember, sendToMember } from './member-process.js';
 import { decideRestart, DEFAULT_RESTART_POLICY, describeExit, FRESH_HISTORY, type RestartHistory, type RestartPolicy } from './restart-policy.js';
 import { DEFAULT_LADDER, settlesWithin, stopChild, type LadderTimings, type StopRung } from './stop-ladder.js';
 import { chooseWakeUps } from './wake-policy.js';
+import type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
 
-export interface SpawnSpec {
-  readonly name: string;
-  readonly role: string;
-  readonly prompt?: string | undefined;
-  readonly model?: string | undefined;
-  readonly plan?: boolean | undefined;
-  readonly budgetTokens?: number | undefined;
-}
-
-export interface SupervisorDeps {
-  readonly paths: StatePaths;
-  readonly logger: Logger;
-  readonly board: Board;
-  readonly mailbox: Mailbox;
-  readonly roster: RosterStore;
-  readonly cursorOf: (name: string) => CursorStore;
-  readonly openDoorbell: () => Promise<Doorbell>;
-  readonly workerScript: string;
-  readonly workerEnv: NodeJS.ProcessEnv;
-  /** The team's model, for members spawned without one. */
-  readonly defaultModel: () => string;
-  readonly restartPolicy?: RestartPolicy;
-  readonly ladder?: LadderTimings;
-  /** How long `shutdown` waits for a teammate to answer its shutdown_request before the ladder. */
-  readonly shutdownAnswerMs?: number;
-  readonly now?: () => number;
-}
+export type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
 
 interface Slot {
   child: ChildProcess | null;

@@ -9,7 +9,7 @@ import type { InboxConsumer } from '../inbox/consumer.js';
 import type { Mailbox } from '../inbox/mailbox.js';
 import type { Message } from '../inbox/message.js';
 import type { Logger } from '../logger.js';
-import { describeModelError, type ModelClient } from '../model/model-client.js';
+import type { ModelClient } from '../model/model-client.js';
 import { LEAD } from '../roster/roster.js';
 import { ALL_TOOLS, ToolRegistry } from '../tools/registry.js';
 import type { ToolContext } from '../tools/tool.js';
@@ -17,6 +17,7 @@ import type { Doorbell } from '../watch/doorbell.js';
 import type { DaemonLink } from './daemon-link.js';
 import { waitForWork } from './idle-wait.js';
 import type { Session, SessionStore } from './session-store.js';
+import { TaskOutcomes } from './task-outcomes.js';
 
 export interface TeammateDeps {
   readonly identity: Identity;
@@ -51,6 +52,7 @@ export class TeammateRuntime {
   private readonly tools: ToolRegistry;
   private readonly compactor: Compactor;
   private readonly system: string;
+  private readonly outcomes: TaskOutcomes;
   private currentTask: Task | null = null;
   private budgetSpent = false;
   private reported: { status: 'idle' | 'working'; task: number | null } | null = null;
@@ -58,6 +60,7 @@ export class TeammateRuntime {
   constructor(private readonly deps: TeammateDeps) {
     this.tools = new ToolRegistry(ALL_TOOLS, () => !deps.identity.planRequired || deps.session.planApproved);
     this.system = systemPrompt(deps.identity);
+    this.outcomes = new TaskOutcomes({ name: deps.identity.name, board: deps.board, mailbox: deps.mailbox, logger: deps.logger, claims: this.claims });
     this.compactor = new Compactor({
       model: deps.model,
       thresholdTokens: deps.compactThresholdTokens,
@@ -192,51 +195,26 @@ export class TeammateRuntime {
         return;
       case 'tool_result':
         logger.info({ tool: event.name, isError: event.isError, output: event.content.slice(0, 300) }, 'tool result');
-        if (!event.isError && (event.name === 'complete_task' || event.name === 'fail_task')) this.notifyFinished(event.name);
+        if (!event.isError && (event.name === 'complete_task' || event.name === 'fail_task') && this.currentTask) this.outcomes.finished(this.currentTask.id);
         return;
       case 'compacted':
         logger.info({ how: event.how }, 'conversation compacted');
         return;
       case 'turn_end':
         logger.info({ reason: event.reason }, 'turn ended');
-        if (event.reason === 'budget') await this.budgetReached(task);
-        if (event.reason === 'step_limit') {
-          this.deps.mailbox.send({ from: this.deps.identity.name, to: LEAD, type: 'message', content: `I stopped after too many model calls in a row${task ? ` on task ${task.id}` : ''}; please check my log (teamd logs ${this.deps.identity.name}).` });
+        if (event.reason === 'budget') {
+          this.budgetSpent = true;
+          await this.outcomes.budgetReached(task, this.deps.budgetTokens);
         }
+        if (event.reason === 'step_limit') this.outcomes.stepLimit(task);
         return;
       case 'error':
-        await this.modelFailed(event.error, task);
+        await this.outcomes.modelFailed(event.error, task);
         return;
     }
   }
 
-  private notifyFinished(tool: 'complete_task' | 'fail_task'): void {
-    const { board, mailbox, identity } = this.deps;
-    const id = this.currentTask?.id;
-    if (id === undefined) return;
-    const task = board.get(id);
-    if (task.status !== 'completed' && task.status !== 'failed') return;
-    mailbox.send({
-      from: identity.name,
-      to: LEAD,
-      type: tool === 'complete_task' ? 'task_completed' : 'task_failed',
-      content: `task ${id} ${task.status}: ${task.subject}${task.result ? `\n${task.result.slice(0, 2000)}` : ''}`,
-      extra: { taskId: id },
-    });
-  }
 
-  /** Any other model error: the task fails with it, the lead is told, the teammate goes idle. */
-  private async modelFailed(error: unknown, task: Task | null): Promise<void> {
-    const reason = `model error: ${describeModelError(error)}`;
-    this.deps.logger.error({ err: error, taskId: task?.id }, 'model call failed');
-    const open = task ? this.deps.board.get(task.id) : null;
-    if (task && open?.status === 'in_progress' && open.owner === this.deps.identity.name) {
-      await this.deps.board.fail(task.id, { owner: this.deps.identity.name, claim: this.claims.get(task.id) }, reason);
-      this.deps.mailbox.send({ from: this.deps.identity.name, to: LEAD, type: 'task_failed', content: `task ${task.id} failed: ${reason}`, extra: { taskId: task.id } });
-    } else {
-      this.deps.mailbox.send({ from: this.deps.identity.name, to: LEAD, type: 'message', content: `I could not answer: ${reason}` });
-    }
-  }
 
   private overBudget(messages: readonly { role: string }[]): boolean {
     const budget = this.deps.budgetTokens;
@@ -246,20 +224,6 @@ export class TeammateRuntime {
     return spent + estimateTokens(messages as never, this.system) + this.deps.maxTokens > budget;
   }
 
-  /** Token budget reached: stop calling the model, give the task back, tell the lead. */
-  private async budgetReached(task: Task | null): Promise<void> {
-    this.budgetSpent = true;
-    const { board, mailbox, identity } = this.deps;
-    if (task && board.get(task.id).status === 'in_progress') {
-      await board.release(task.id, { owner: identity.name, claim: this.claims.get(task.id) });
-    }
-    mailbox.send({
-      from: identity.name,
-      to: LEAD,
-      type: 'message',
-      content: `My token budget (${this.deps.budgetTokens}) would be exceeded by the next model call, so I stopped.${task ? ` Task ${task.id} is back on the board.` : ''}`,
-    });
-  }
 
   private shutdownPending(): boolean {
     return this.deps.consumer.read().messages.some((m) => m.type === 'shutdown_request');

@@ -1,0 +1,37 @@
+import type { Board } from '../board/board.js';
+import type { CursorStore } from '../inbox/cursor.js';
+import type { Mailbox } from '../inbox/mailbox.js';
+import type { Logger } from '../logger.js';
+import type { StatePaths } from '../paths.js';
+import type { RosterStore } from '../roster/roster-store.js';
+import type { Doorbell } from '../watch/doorbell.js';
+import type { RestartPolicy } from './restart-policy.js';
+import type { LadderTimings } from './stop-ladder.js';
+
+export interface SpawnSpec {
+  readonly name: string;
+  readonly role: string;
+  readonly prompt?: string | undefined;
+  readonly model?: string | undefined;
+  readonly plan?: boolean | undefined;
+  readonly budgetTokens?: number | undefined;
+}
+
+export interface SupervisorDeps {
+  readonly paths: StatePaths;
+  readonly logger: Logger;
+  readonly board: Board;
+  readonly mailbox: Mailbox;
+  readonly roster: RosterStore;
+  readonly cursorOf: (name: string) => CursorStore;
+  readonly openDoorbell: () => Promise<Doorbell>;
+  readonly workerScript: string;
+  readonly workerEnv: NodeJS.ProcessEnv;
+  /** The team's model, for members spawned without one. */
+  readonly defaultModel: () => string;
+  readonly restartPolicy?: RestartPolicy;
+  readonly ladder?: LadderTimings;
+  /** How long `shutdown` waits for a teammate to answer its shutdown_request before the ladder. */
+  readonly shutdownAnswerMs?: number;
+  readonly now?: () => number;
+}
