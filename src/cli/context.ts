@@ -18,8 +18,13 @@ export interface CommandContext {
  * Wires the library for one CLI command. Commands that write create the state folder;
  * read-only ones refuse a missing folder, so a mistyped --dir is not shown as an empty board.
  */
+/** The state folder a command works on: --dir, else $TEAMD_DIR, else ./.team. */
+export function pathsFor(io: Io, dir: string | undefined): StatePaths {
+  return statePaths(resolveStateDir({ dir, env: io.env, cwd: io.cwd }));
+}
+
 export function openContext(io: Io, dir: string | undefined, mode: 'read' | 'write'): CommandContext {
-  const paths = statePaths(resolveStateDir({ dir, env: io.env, cwd: io.cwd }));
+  const paths = pathsFor(io, dir);
   if (mode === 'write') fs.mkdirSync(paths.root, { recursive: true });
   else if (!fs.existsSync(paths.root)) {
     throw new TeamdError(

@@ -3,7 +3,8 @@ import { Command } from 'commander';
 import { Daemon } from '../../daemon/daemon.js';
 import { readLiveDaemon } from '../../daemon/pid-file.js';
 import { createLogger } from '../../logger.js';
-import { resolveStateDir, statePaths, type StatePaths } from '../../paths.js';
+import type { StatePaths } from '../../paths.js';
+import { pathsFor } from '../context.js';
 import { startDetachedDaemon, stopDaemonAndWait } from '../daemon-process.js';
 import { DEFAULT_WORKER_SCRIPT } from '../locations.js';
 import { printJson, type Io } from '../output.js';
@@ -14,10 +15,6 @@ interface StartOptions extends CommonOptions {
   foreground?: boolean;
   model?: string;
   idleTimeout?: number;
-}
-
-function pathsOf(io: Io, dir: string | undefined): StatePaths {
-  return statePaths(resolveStateDir({ dir, env: io.env, cwd: io.cwd }));
 }
 
 async function runForeground(io: Io, paths: StatePaths, options: StartOptions): Promise<void> {
@@ -50,7 +47,7 @@ export function startCommand(io: Io): Command {
     .option('--model <id>', "default model for teammates: 'offline' or an Anthropic model name")
     .option('--idle-timeout <ms>', 'a teammate idle this long sleeps until work appears (0 = never; default 60000)', parseNonNegativeInt)
     .action(async (options: StartOptions) => {
-      const paths = pathsOf(io, options.dir);
+      const paths = pathsFor(io, options.dir);
       if (options.foreground) return runForeground(io, paths, options);
       const info = await startDetachedDaemon(io, paths, { model: options.model, idleTimeout: options.idleTimeout });
       if (options.json) printJson(io, info);
@@ -61,7 +58,7 @@ export function startCommand(io: Io): Command {
 export function stopCommand(io: Io): Command {
   return withCommonOptions(new Command('stop').description('stop every teammate gracefully, then the daemon'))
     .action(async (options: CommonOptions) => {
-      const paths = pathsOf(io, options.dir);
+      const paths = pathsFor(io, options.dir);
       const running = readLiveDaemon(paths);
       if (!running) {
         if (options.json) printJson(io, { stopped: false, reason: 'not running' });

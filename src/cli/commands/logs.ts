@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Command } from 'commander';
 import { openContext } from '../context.js';
+import { untilInterrupted } from '../interrupt.js';
 import type { Io } from '../output.js';
 import { parseMemberName, parseNonNegativeInt } from '../parsers.js';
 import { followLines } from '../../watch/follow-lines.js';
@@ -41,15 +42,6 @@ export function logsCommand(io: Io): Command {
       const lines = text.split('\n').filter((line) => line.length > 0);
       for (const line of lines.slice(Math.max(0, lines.length - options.lines))) print(line);
       if (!options.follow) return;
-      const stopper = new AbortController();
-      const stop = (): void => stopper.abort();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      try {
-        await followLines(file, Buffer.byteLength(text), print, stopper.signal, logger);
-      } finally {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-      }
+      await untilInterrupted((signal) => followLines(file, Buffer.byteLength(text), print, signal, logger));
     });
 }

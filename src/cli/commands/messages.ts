@@ -1,11 +1,13 @@
 import { Command, Option } from 'commander';
-import { InboxFollower } from '../../inbox/follower.js';
 import { readInboxFrom } from '../../inbox/inbox-file.js';
+import { parseInboxChunk } from '../../inbox/inbox-parser.js';
+import { followLines } from '../../watch/follow-lines.js';
 import { CursorStore } from '../../inbox/cursor.js';
 import { MESSAGE_TYPES, type Message, type MessageType } from '../../inbox/message.js';
 import { TeamdError } from '../../errors.js';
 import { LEAD } from '../../roster/roster.js';
 import { openContext } from '../context.js';
+import { untilInterrupted } from '../interrupt.js';
 import { formatMessage } from '../format-message.js';
 import { printJson, type Io } from '../output.js';
 import { parseMemberName } from '../parsers.js';
@@ -62,15 +64,12 @@ export function inboxCommand(io: Io): Command {
         else for (const { message } of read.messages) print(message);
         return;
       }
-      const follower = await InboxFollower.open({ paths, file, from, logger });
-      const stop = (): void => follower.stop();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      try {
-        await follower.run(print, (line) => io.err(`warning: skipped a line at byte ${line.offset}: ${line.reason}\n`));
-      } finally {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-      }
+      // Each complete line is parsed like any inbox line (a torn fragment glued to a record is recovered).
+      const onLine = (line: string): void => {
+        const parsed = parseInboxChunk(Buffer.from(`${line}\n`), 0);
+        for (const skipped of parsed.skipped) io.err(`warning: skipped a line of ${file}: ${skipped.reason}\n`);
+        for (const { message } of parsed.messages) print(message);
+      };
+      await untilInterrupted((signal) => followLines(file, from, onLine, signal, logger));
     });
 }

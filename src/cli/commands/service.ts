@@ -4,9 +4,8 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { renderUnit, unitName } from '../../daemon/systemd-unit.js';
 import { writeFileAtomicSync } from '../../fs/atomic-write.js';
-import { resolveStateDir } from '../../paths.js';
 import { readConfig } from '../../roster/roster.js';
-import { statePaths } from '../../paths.js';
+import { pathsFor } from '../context.js';
 import { ladderBudgetMs } from '../../supervisor/stop-ladder.js';
 import { TEAMD_BIN } from '../locations.js';
 import { printJson, type Io } from '../output.js';
@@ -17,8 +16,9 @@ export function serviceCommand(io: Io): Command {
     .option('--user', 'a user unit (~/.config/systemd/user) instead of a system one (/etc/systemd/system)')
     .option('--print', 'print the unit instead of writing it')
     .action((options: CommonOptions & { user?: boolean; print?: boolean }) => {
-      const stateDir = resolveStateDir({ dir: options.dir, env: io.env, cwd: io.cwd });
-      const { settings } = readConfig(statePaths(stateDir).config);
+      const paths = pathsFor(io, options.dir);
+      const stateDir = paths.root;
+      const { settings } = readConfig(paths.config);
       const unit = renderUnit({
         stateDir,
         nodePath: process.execPath,

@@ -4,11 +4,10 @@ import { isAlive, readLiveDaemon } from '../../daemon/pid-file.js';
 import { TASK_STATUSES, type TaskStatus } from '../../board/task.js';
 import type { Member } from '../../roster/roster.js';
 import { readConfig } from '../../roster/roster.js';
-import { openContext } from '../context.js';
+import { openContext, pathsFor } from '../context.js';
 import { printJson, type Io } from '../output.js';
 import { parseMemberName, parseNonNegativeInt } from '../parsers.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
-import { resolveStateDir, statePaths } from '../../paths.js';
 
 function memberView(member: Member) {
   return {
@@ -43,7 +42,7 @@ export function spawnCommand(io: Io): Command {
     .option('--plan', 'must submit a plan and get it approved before changing anything')
     .option('--budget-tokens <n>', 'stop calling the model past this many tokens', parseNonNegativeInt)
     .action(async (name: string, role: string, options: CommonOptions & { prompt?: string; model?: string; plan?: boolean; budgetTokens?: number }) => {
-      const paths = statePaths(resolveStateDir({ dir: options.dir, env: io.env, cwd: io.cwd }));
+      const paths = pathsFor(io, options.dir);
       const member = (await requestDaemon(paths, {
         op: 'spawn',
         name,
@@ -63,7 +62,7 @@ export function shutdownCommand(io: Io): Command {
     .argument('<name>', 'teammate name', parseMemberName)
     .option('--force', 'do not wait for an answer: IPC, then SIGTERM, then SIGKILL')
     .action(async (name: string, options: CommonOptions & { force?: boolean }) => {
-      const paths = statePaths(resolveStateDir({ dir: options.dir, env: io.env, cwd: io.cwd }));
+      const paths = pathsFor(io, options.dir);
       const result = (await requestDaemon(paths, { op: 'shutdown', name, force: options.force === true }, 60_000)) as { rung: string };
       if (options.json) printJson(io, { name, ...result });
       else io.out(result.rung === 'not-running' ? `${name} was not running; it is now shut down\n` : `${name} shut down (${result.rung})\n`);
