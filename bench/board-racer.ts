@@ -1,5 +1,5 @@
 // One racing claimer process for the board benchmark. Prints "ready", waits for "go" on stdin, claims until
-// nothing is left, then prints {claims: [[id, ms], ...], tornReads} as one JSON line.
+// nothing is left, then prints {claims: [[id, ms], ...], tornReads, cpuMs} as one JSON line.
 // Usage: board-racer.js <stateDir> <owner> <locked|unlocked>
 import fs from 'node:fs';
 import { Board } from '../src/board/board.js';
@@ -41,6 +41,7 @@ function claimUnlocked(statePaths: StatePaths): number | null {
 }
 
 await awaitGo();
+const cpuAtStart = process.cpuUsage();
 const claims: [number, number][] = [];
 for (;;) {
   const started = performance.now();
@@ -48,4 +49,5 @@ for (;;) {
   if (id === null) break;
   claims.push([id, performance.now() - started]);
 }
-process.stdout.write(`${JSON.stringify({ claims, tornReads })}\n`);
+const cpu = process.cpuUsage(cpuAtStart);
+process.stdout.write(`${JSON.stringify({ claims, tornReads, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`);

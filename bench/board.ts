@@ -9,6 +9,11 @@ import { startBenchChild } from './child.js';
 import { formatMs, percentile, table } from './stats.js';
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 500);
+/** Which racer counts and claim modes to run, e.g. BENCH_RACERS=8 BENCH_MODES=locked; all by default. */
+const RACER_COUNTS = listFromEnv('BENCH_RACERS', ['1', '4', '8']).map(Number);
+const MODES = listFromEnv('BENCH_MODES', ['locked', 'unlocked']) as ('locked' | 'unlocked')[];
+/** Each configuration runs this many times; the table shows every run so the spread is visible. */
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 1);
 const RACER = path.join(import.meta.dirname, 'board-racer.js');
 
 interface RunResult {
@@ -19,11 +24,14 @@ interface RunResult {
   readonly tornReads: number;
   readonly wallMs: number;
   readonly latencies: number[];
+  /** User + system CPU time of all racers together. */
+  readonly cpuMs: number;
 }
 
 interface RacerReport {
   readonly claims: [number, number][];
   readonly tornReads: number;
+  readonly cpuMs: number;
 }
 
 async function seed(dir: string): Promise<void> {
@@ -52,6 +60,7 @@ async function run(mode: 'locked' | 'unlocked', racers: number): Promise<RunResu
       tornReads: results.reduce((sum, result) => sum + result.tornReads, 0),
       wallMs,
       latencies: all.map(([, ms]) => ms),
+      cpuMs: results.reduce((sum, result) => sum + result.cpuMs, 0),
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -60,22 +69,31 @@ async function run(mode: 'locked' | 'unlocked', racers: number): Promise<RunResu
 
 export async function benchBoard(): Promise<void> {
   const rows: string[][] = [];
-  for (const mode of ['locked', 'unlocked'] as const) {
-    for (const racers of [1, 4, 8]) {
-      const result = await run(mode, racers);
-      rows.push([
-        mode === 'locked' ? 'teamd (locked)' : 'unlocked RMW',
-        String(racers),
-        String(result.claims),
-        String(result.distinct),
-        String(result.claims - result.distinct),
-        String(result.tornReads),
-        ((result.claims / result.wallMs) * 1000).toFixed(0),
-        formatMs(percentile(result.latencies, 50)),
-        formatMs(percentile(result.latencies, 99)),
-      ]);
+  for (const mode of MODES) {
+    for (const racers of RACER_COUNTS) {
+      for (let repeat = 0; repeat < REPEAT; repeat++) rows.push(format(await run(mode, racers)));
     }
   }
   process.stdout.write(`board: ${TASKS} ready tasks per run, racers are separate processes, ${os.cpus().length} cores, node ${process.version}\n`);
-  process.stdout.write(`${table(['claim', 'racers', 'claims', 'tasks', 'double', 'torn reads', 'claims/s', 'p50 ms', 'p99 ms'], rows)}\n`);
+  process.stdout.write(`${table(['claim', 'racers', 'claims', 'tasks', 'double', 'torn reads', 'claims/s', 'p50 ms', 'p99 ms', 'cpu ms/claim'], rows)}\n`);
+}
+
+function format(result: RunResult): string[] {
+  return [
+    result.mode === 'locked' ? 'teamd (locked)' : 'unlocked RMW',
+    String(result.racers),
+    String(result.claims),
+    String(result.distinct),
+    String(result.claims - result.distinct),
+    String(result.tornReads),
+    ((result.claims / result.wallMs) * 1000).toFixed(0),
+    formatMs(percentile(result.latencies, 50)),
+    formatMs(percentile(result.latencies, 99)),
+    formatMs(result.cpuMs / result.claims),
+  ];
+}
+
+function listFromEnv(name: string, fallback: string[]): string[] {
+  const raw = process.env[name];
+  return raw ? raw.split(',').map((item) => item.trim()).filter((item) => item.length > 0) : fallback;
 }

@@ -53,7 +53,8 @@ export function statePaths(stateDir: string): StatePaths {
     runDir,
     daemonPid: path.join(runDir, 'daemon.pid'),
     daemonSocket: path.join(runDir, 'daemon.sock'),
-    taskFile: (id) => path.join(tasksDir, `task_${id}.json`),
+    // Hot on the claim path: ids are integers, so plain concatenation gives what path.join would.
+    taskFile: (id) => `${tasksDir}${path.sep}task_${id}.json`,
     inboxFile: (name) => path.join(inboxDir, `${name}.jsonl`),
     cursorFile: (name) => path.join(cursorsDir, `${name}.json`),
     sessionFile: (name) => path.join(sessionsDir, `${name}.jsonl`),

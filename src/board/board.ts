@@ -137,9 +137,7 @@ export class Board {
           skip--;
           continue;
         }
-        // The scan may be a few claims old: a fresh lock-free read skips a task just taken, far cheaper than locking it.
-        const fresh = this.store.peek(id);
-        if (fresh?.status !== 'pending' || fresh.owner !== null) continue;
+        // The scanner checked this id against the file on disk just now (a pending task is never taken on trust).
         // A held lock means another claimer is on this task right now: try the next one instead of queueing.
         const handle = await this.locker.tryAcquire(this.paths.taskFile(id));
         if (!handle) {
@@ -221,6 +219,7 @@ export class Board {
       throw new TeamdError('CONCURRENT_WRITE', `task ${id} was changed by another process while locked; retry the command`, { details: { id } });
     }
     this.store.write(next);
+    this.scanner.remember(next);
     this.logger.info({ taskId: id, status: next.status, owner: next.owner, claim: next.claim }, 'task updated');
     return next;
   }

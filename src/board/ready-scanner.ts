@@ -6,7 +6,8 @@ import type { TaskStore, TaskSummary } from './task-store.js';
  * Finds claim candidates without locks, cheaply enough to run before every claim.
  * The fast pass walks the ids seen by the last full pass with cached summaries; tasks added
  * since have higher ids than all of those, so they can only be the lowest ready task when the
- * fast pass finds nothing — and then a full pass (fresh listing, fresh reads) runs. A board
+ * fast pass finds nothing — and then a full pass runs: a fresh listing, and every task checked
+ * on disk (a file whose identity shows the version already read is not read again). A board
  * is therefore never called empty on stale information; at worst a task released a moment
  * ago is passed over for a higher one.
  */
@@ -34,15 +35,26 @@ export class ReadyScanner {
     yield* this.readyIds(this.knownIds, true);
   }
 
-  private *readyIds(ids: readonly number[], fresh: boolean): Generator<number> {
+  /** A task this process just wrote: later scans need not read it back. */
+  remember(task: TaskSummary & { readonly id: number }): void {
+    this.summaries.remember(task.id, { status: task.status, owner: task.owner, blockedBy: task.blockedBy });
+  }
+
+  private *readyIds(ids: readonly number[], verify: boolean): Generator<number> {
+    // Blockers are looked up at most once per pass; most tasks have none and never get here.
     const seen = new Map<number, TaskSummary | undefined>();
     const lookup = (id: number): TaskSummary | undefined => {
-      if (!seen.has(id)) seen.set(id, this.summaries.get(id, this.fileOf, () => this.store.peek(id), fresh));
+      if (!seen.has(id)) seen.set(id, this.summary(id, verify));
       return seen.get(id);
     };
     for (const id of ids) {
-      const task = lookup(id);
-      if (task && assessReadiness(task, lookup).ready) yield id;
+      const task = this.summary(id, verify);
+      if (task === undefined || task.status !== 'pending' || task.owner !== null) continue;
+      if (task.blockedBy.length === 0 || assessReadiness(task, lookup).ready) yield id;
     }
+  }
+
+  private summary(id: number, verify: boolean): TaskSummary | undefined {
+    return this.summaries.get(id, this.fileOf, () => this.store.peek(id), verify);
   }
 }

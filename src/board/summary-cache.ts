@@ -19,7 +19,7 @@ export interface SummaryCacheOptions {
   readonly settledMs: number;
 }
 
-export const DEFAULT_SUMMARY_CACHE: SummaryCacheOptions = { trustMs: 1_000, settledMs: 200 };
+export const DEFAULT_SUMMARY_CACHE: SummaryCacheOptions = { trustMs: 5_000, settledMs: 200 };
 
 /**
  * What lock-free scans read from each task file, so a long-running claimer does not re-read
@@ -27,7 +27,7 @@ export const DEFAULT_SUMMARY_CACHE: SummaryCacheOptions = { trustMs: 1_000, sett
  * another task that is not pending is trusted for trustMs (a release shows up within that);
  * anything else is re-validated by its file identity (every write renames a new file in).
  * Scans use this only to choose candidates: every claim re-reads under the lock, and a scan
- * that finds nothing is repeated without the cache before the board is called empty.
+ * that finds nothing is repeated with every task verified on disk before the board is called empty.
  */
 export class SummaryCache {
   private readonly entries = new Map<number, Entry>();
@@ -37,11 +37,14 @@ export class SummaryCache {
     this.options = { ...DEFAULT_SUMMARY_CACHE, ...options };
   }
 
-  /** The task's summary, from the cache when it is known unchanged; `fresh` always reads (and refreshes the cache). */
-  get(id: number, fileOf: (id: number) => string, read: () => TaskSummary | undefined, fresh = false): TaskSummary | undefined {
-    const cached = fresh ? undefined : this.entries.get(id);
+  /**
+   * The task's summary, from the cache when it is known unchanged. With `verify`, nothing is taken
+   * on trust: the file is at least looked at (a stat), and read unless its identity shows the same settled version.
+   */
+  get(id: number, fileOf: (id: number) => string, read: () => TaskSummary | undefined, verify = false): TaskSummary | undefined {
+    const cached = this.entries.get(id);
     const now = this.now();
-    if (cached?.summary && this.trusted(cached, cached.summary, now)) return cached.summary;
+    if (!verify && cached?.summary && this.trusted(cached, cached.summary, now)) return cached.summary;
     let stat: fs.Stats;
     try {
       stat = fs.statSync(fileOf(id));
@@ -57,6 +60,14 @@ export class SummaryCache {
     const settled = now - stat.ctimeMs > this.options.settledMs;
     this.entries.set(id, { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, checkedAt: now, settled, summary });
     return summary;
+  }
+
+  /**
+   * Records what this process just wrote. The file's identity is not known without a stat, so
+   * the summary is only used while trusted (a claimed or finished task); after that it is read again.
+   */
+  remember(id: number, summary: TaskSummary): void {
+    this.entries.set(id, { ino: -1, size: -1, mtimeMs: -1, ctimeMs: -1, checkedAt: this.now(), settled: false, summary });
   }
 
   private trusted(entry: Entry, summary: TaskSummary, now: number): boolean {

@@ -1,6 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 
 /** Temp files are dot-prefixed and end in .tmp so listings never mistake them for data. */
 export function isTempFile(name: string): boolean {
@@ -14,7 +14,8 @@ export function isTempFile(name: string): boolean {
  */
 export function writeFileAtomicSync(target: string, data: string): void {
   const dir = path.dirname(target);
-  const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  // randomUUID draws from a pre-filled entropy buffer: no crypto call per write.
+  const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`);
   const fd = fs.openSync(temp, 'wx', 0o644);
   try {
     fs.writeSync(fd, data);

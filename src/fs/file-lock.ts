@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import lockfile from 'proper-lockfile';
 import { TeamdError, isNodeError } from '../errors.js';
@@ -29,6 +30,23 @@ export const DEFAULT_LOCK_TIMINGS: LockTimings = {
 /** proper-lockfile may truncate mtimes to whole seconds: keep this margin before trusting our own age. */
 const MTIME_PRECISION_MARGIN_MS = 1_000;
 
+/**
+ * The only file-system calls proper-lockfile makes. Its sync API copies the fs object it is given
+ * on every call; handing it this small one instead of all of graceful-fs keeps that copy cheap.
+ */
+const LOCK_FS = {
+  mkdir: fs.mkdir,
+  mkdirSync: fs.mkdirSync,
+  realpath: fs.realpath,
+  realpathSync: fs.realpathSync,
+  stat: fs.stat,
+  statSync: fs.statSync,
+  rmdir: fs.rmdir,
+  rmdirSync: fs.rmdirSync,
+  utimes: fs.utimes,
+  utimesSync: fs.utimesSync,
+};
+
 export interface LockHandle {
   readonly target: string;
   /** True once proper-lockfile reports that another process may have taken the lock over. */
@@ -59,14 +77,16 @@ export class FileLocker {
 
   /** One attempt: a handle, or null when a live holder has it. */
   async tryAcquire(target: string): Promise<LockHandle | null> {
+    if (this.heldFresh(target)) return null;
     let compromised = false;
     let release: () => void;
     try {
-      // Synchronous: one mkdir and one stat, no thread-pool round trips on the claim path.
+      // Synchronous: no thread-pool round trips on the claim path.
       release = lockfile.lockSync(target, {
         stale: this.timings.staleMs,
         update: this.timings.updateMs,
         realpath: false,
+        fs: LOCK_FS,
         onCompromised: (error) => {
           compromised = true;
           this.logger.error({ err: error, lock: this.lockPathOf(target) }, 'lock compromised: another process may have taken it over');
@@ -130,6 +150,23 @@ export class FileLocker {
   private backoff(attempt: number): number {
     const ceiling = Math.min(this.timings.retryMaxMs, this.timings.retryMinMs * 1.5 ** attempt);
     return this.timings.retryMinMs + Math.random() * Math.max(0, ceiling - this.timings.retryMinMs);
+  }
+
+  /**
+   * A lock-free look at the lock folder: a holder refreshed it recently, so trying would only fail.
+   * Skipping it here spares a failing mkdir, which takes the folder's write lock in the kernel
+   * and slows every other claimer in the same folder. A missing or stale lock is left to
+   * proper-lockfile, which takes it (over) with its own checks.
+   */
+  private heldFresh(target: string): boolean {
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.statSync(this.lockPathOf(target), { throwIfNoEntry: false });
+    } catch {
+      return false; // proper-lockfile meets the same error and reports it
+    }
+    // File times are wall-clock times, so this compares with the wall clock, not the injected one.
+    return stat !== undefined && Date.now() - stat.mtimeMs < this.timings.staleMs;
   }
 
   /**

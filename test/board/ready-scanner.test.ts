@@ -98,11 +98,22 @@ describe('SummaryCache', () => {
     expect(reads()).toBe(2);
   });
 
-  it('a fresh read bypasses the cache', () => {
+  it('a verified get looks at the file even within the trust window', () => {
+    const { file, reads, read, fileOf } = setup();
+    writeFileAtomicSync(file, JSON.stringify(taken));
+    const cache = new SummaryCache({ trustMs: 60_000 }, () => Date.now() + 10_000);
+    expect(cache.get(1, fileOf, read)).toEqual(taken);
+    writeFileAtomicSync(file, JSON.stringify(pending));
+    expect(cache.get(1, fileOf, read)).toEqual(taken);
+    expect(cache.get(1, fileOf, read, true)).toEqual(pending);
+    expect(reads()).toBe(2);
+  });
+
+  it('a verified get does not re-read a settled version it already has', () => {
     const { reads, read, fileOf } = setup();
     const cache = new SummaryCache({}, () => Date.now() + 10_000);
     cache.get(1, fileOf, read);
-    cache.get(1, fileOf, read, true);
-    expect(reads()).toBe(2);
+    expect(cache.get(1, fileOf, read, true)).toEqual(pending);
+    expect(reads()).toBe(1);
   });
 });
