@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Board } from '../src/board/board.js';
-import { FileLocker } from '../src/fs/file-lock.js';
-import { createLogger } from '../src/logger.js';
+import { newTask } from '../src/board/task.js';
+import { TaskStore } from '../src/board/task-store.js';
 import { statePaths } from '../src/paths.js';
 import { startBenchChild } from './child.js';
 import { formatMs, percentile, table } from './stats.js';
@@ -26,6 +25,7 @@ interface RunResult {
   readonly latencies: number[];
   /** User + system CPU time of all racers together. */
   readonly cpuMs: number;
+  readonly inodeMicros: number;
 }
 
 interface RacerReport {
@@ -34,48 +34,77 @@ interface RacerReport {
   readonly cpuMs: number;
 }
 
-async function seed(dir: string): Promise<void> {
-  const logger = createLogger();
-  const board = new Board({ paths: statePaths(dir), locker: new FileLocker({ logger }), logger });
-  for (let i = 0; i < TASKS; i++) await board.add({ subject: `bench task ${i + 1}` });
+/**
+ * Writes the task files `task add` would write, without its per-task lock folder and id-counter
+ * rewrite: on this machine's ext4 (no journal) every deleted inode makes the next few minutes of
+ * inode allocations slower, and the seeding must not tax the run it prepares.
+ */
+function seed(dir: string): void {
+  const store = new TaskStore(statePaths(dir));
+  store.ensureDir();
+  const now = new Date().toISOString();
+  for (let id = 1; id <= TASKS; id++) store.write(newTask(id, { subject: `bench task ${id}`, description: '', blockedBy: [] }, now));
 }
 
-async function run(mode: 'locked' | 'unlocked', racers: number): Promise<RunResult> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamd-bench-board-'));
-  try {
-    await seed(dir);
-    const children = Array.from({ length: racers }, (_, i) => startBenchChild<RacerReport>(RACER, [dir, `racer-${i}`, mode]));
-    // Start the clock only once every racer has loaded, so process start-up is not timed.
-    await Promise.all(children.map((child) => child.ready));
-    const started = performance.now();
-    for (const child of children) child.go();
-    const results = await Promise.all(children.map((child) => child.report));
-    const all = results.flatMap((result) => result.claims);
-    const wallMs = performance.now() - started;
-    return {
-      mode,
-      racers,
-      claims: all.length,
-      distinct: new Set(all.map(([id]) => id)).size,
-      tornReads: results.reduce((sum, result) => sum + result.tornReads, 0),
-      wallMs,
-      latencies: all.map(([, ms]) => ms),
-      cpuMs: results.reduce((sum, result) => sum + result.cpuMs, 0),
-    };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+/**
+ * Microseconds per mkdir+rmdir in a scratch folder next to the boards: how costly inode
+ * allocation is right now. It swings tenfold with the file churn of the last minutes, and every
+ * claim allocates two inodes (its lock folder and its temp file), so it is printed with each run.
+ */
+function probeInodeCost(root: string): number {
+  const probe = fs.mkdtempSync(path.join(root, 'probe-'));
+  const started = performance.now();
+  for (let i = 0; i < 50; i++) {
+    fs.mkdirSync(path.join(probe, 'd'));
+    fs.rmdirSync(path.join(probe, 'd'));
   }
+  const micros = ((performance.now() - started) * 1000) / 50;
+  fs.rmdirSync(probe);
+  return micros;
+}
+
+async function run(root: string, mode: 'locked' | 'unlocked', racers: number): Promise<RunResult> {
+  // Boards are removed only after the last run, so no run pays for the deletions of the one before.
+  const dir = fs.mkdtempSync(path.join(root, 'board-'));
+  seed(dir);
+  const inodeMicros = probeInodeCost(root);
+  const children = Array.from({ length: racers }, (_, i) => startBenchChild<RacerReport>(RACER, [dir, `racer-${i}`, mode]));
+  // Start the clock only once every racer has loaded, so process start-up is not timed.
+  await Promise.all(children.map((child) => child.ready));
+  const started = performance.now();
+  for (const child of children) child.go();
+  const results = await Promise.all(children.map((child) => child.report));
+  const all = results.flatMap((result) => result.claims);
+  const wallMs = performance.now() - started;
+  return {
+    mode,
+    racers,
+    claims: all.length,
+    distinct: new Set(all.map(([id]) => id)).size,
+    tornReads: results.reduce((sum, result) => sum + result.tornReads, 0),
+    wallMs,
+    latencies: all.map(([, ms]) => ms),
+    cpuMs: results.reduce((sum, result) => sum + result.cpuMs, 0),
+    inodeMicros,
+  };
 }
 
 export async function benchBoard(): Promise<void> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'teamd-bench-board-'));
   const rows: string[][] = [];
-  for (const mode of MODES) {
-    for (const racers of RACER_COUNTS) {
-      for (let repeat = 0; repeat < REPEAT; repeat++) rows.push(format(await run(mode, racers)));
+  try {
+    for (const mode of MODES) {
+      for (const racers of RACER_COUNTS) {
+        for (let repeat = 0; repeat < REPEAT; repeat++) rows.push(format(await run(root, mode, racers)));
+      }
     }
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
   }
   process.stdout.write(`board: ${TASKS} ready tasks per run, racers are separate processes, ${os.cpus().length} cores, node ${process.version}\n`);
-  process.stdout.write(`${table(['claim', 'racers', 'claims', 'tasks', 'double', 'torn reads', 'claims/s', 'p50 ms', 'p99 ms', 'cpu ms/claim'], rows)}\n`);
+  process.stdout.write(
+    `${table(['claim', 'racers', 'claims', 'tasks', 'double', 'torn reads', 'claims/s', 'p50 ms', 'p99 ms', 'cpu ms/claim', 'mkdir+rmdir us'], rows)}\n`,
+  );
 }
 
 function format(result: RunResult): string[] {
@@ -90,6 +119,7 @@ function format(result: RunResult): string[] {
     formatMs(percentile(result.latencies, 50)),
     formatMs(percentile(result.latencies, 99)),
     formatMs(result.cpuMs / result.claims),
+    result.inodeMicros.toFixed(0),
   ];
 }
 

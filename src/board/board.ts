@@ -6,7 +6,7 @@ import type { Logger } from '../logger.js';
 import { parseName } from '../names.js';
 import type { StatePaths } from '../paths.js';
 import { assessReadiness, findCycle, type Readiness, type StatusLookup } from './readiness.js';
-import { MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, MAX_SUBJECT_CHARS, type Task, type TaskStatus } from './task.js';
+import { MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, MAX_SUBJECT_CHARS, newTask, type Task, type TaskStatus } from './task.js';
 import { ReadyScanner } from './ready-scanner.js';
 import { TaskStore, type CorruptTask } from './task-store.js';
 import * as transitions from './transitions.js';
@@ -70,21 +70,7 @@ export class Board {
     return this.locker.withLock(this.paths.boardLock, () => {
       this.refuseUnknownBlockers(blockedBy);
       const id = this.allocateId();
-      const now = this.timestamp();
-      const task: Task = {
-        id,
-        subject,
-        description,
-        status: 'pending',
-        owner: null,
-        blockedBy,
-        claim: 0,
-        createdAt: now,
-        updatedAt: now,
-        claimedAt: null,
-        completedAt: null,
-        result: null,
-      };
+      const task = newTask(id, { subject, description, blockedBy }, this.timestamp());
       this.store.write(task);
       writeFileAtomicSync(this.paths.taskCounter, `${JSON.stringify({ next: id + 1 })}\n`);
       this.logger.info({ taskId: id, blockedBy }, 'task added');
@@ -215,10 +201,11 @@ export class Board {
     if (handle.compromised) throw lostLock(id);
     const { task, raw } = this.store.require(id);
     const next = change(task);
-    if (this.store.readRaw(id) !== raw) {
-      throw new TeamdError('CONCURRENT_WRITE', `task ${id} was changed by another process while locked; retry the command`, { details: { id } });
-    }
-    this.store.write(next);
+    this.store.write(next, () => {
+      if (this.store.readRaw(id) !== raw) {
+        throw new TeamdError('CONCURRENT_WRITE', `task ${id} was changed by another process while locked; retry the command`, { details: { id } });
+      }
+    });
     this.scanner.remember(next);
     this.logger.info({ taskId: id, status: next.status, owner: next.owner, claim: next.claim }, 'task updated');
     return next;

@@ -96,8 +96,9 @@ export class TaskStore {
     }
   }
 
-  write(task: Task): void {
-    writeFileAtomicSync(this.paths.taskFile(task.id), `${JSON.stringify(task, null, 2)}\n`);
+  /** Replaces the task's file whole; `beforeRename` is a last check that may still refuse (by throwing). */
+  write(task: Task, beforeRename?: () => void): void {
+    writeFileAtomicSync(this.paths.taskFile(task.id), `${JSON.stringify(task, null, 2)}\n`, beforeRename);
   }
 }
 

@@ -37,3 +37,21 @@ export const isTerminal = isTerminalStatus;
 function isTerminalStatus(status: TaskStatus): boolean {
   return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
+
+/** A task as `add` creates it: pending, unowned, never claimed. Inputs must already be validated. */
+export function newTask(id: number, fields: Pick<Task, 'subject' | 'description' | 'blockedBy'>, now: string): Task {
+  return {
+    id,
+    subject: fields.subject,
+    description: fields.description,
+    status: 'pending',
+    owner: null,
+    blockedBy: fields.blockedBy,
+    claim: 0,
+    createdAt: now,
+    updatedAt: now,
+    claimedAt: null,
+    completedAt: null,
+    result: null,
+  };
+}

@@ -10,9 +10,10 @@ export function isTempFile(name: string): boolean {
 /**
  * Writes a file whole or not at all: temp file in the same folder (wx), write, fsync, close,
  * rename over the target, then fsync the folder so the rename itself survives a crash.
+ * `beforeRename` runs just before the rename; if it throws, the temp file is removed.
  * Synchronous on purpose: callers hold a lock, and no timer may run between check and write.
  */
-export function writeFileAtomicSync(target: string, data: string): void {
+export function writeFileAtomicSync(target: string, data: string, beforeRename?: () => void): void {
   const dir = path.dirname(target);
   // randomUUID draws from a pre-filled entropy buffer: no crypto call per write.
   const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`);
@@ -27,6 +28,8 @@ export function writeFileAtomicSync(target: string, data: string): void {
   }
   fs.closeSync(fd);
   try {
+    // Last check with the new bytes safely on disk: throwing here leaves the target untouched.
+    beforeRename?.();
     fs.renameSync(temp, target);
   } catch (error) {
     fs.rmSync(temp, { force: true });
