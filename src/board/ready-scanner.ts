@@ -17,10 +17,10 @@ export class ReadyScanner {
 
   constructor(
     private readonly store: TaskStore,
-    private readonly fileOf: (id: number) => string,
+    fileOf: (id: number) => string,
     cache: Partial<SummaryCacheOptions> = {},
   ) {
-    this.summaries = new SummaryCache(cache);
+    this.summaries = new SummaryCache({ fileOf, peekVersion: (id) => store.peekVersion(id) }, cache);
   }
 
   /** Ids that look ready, ascending; every one must still be re-checked under its lock. */
@@ -55,6 +55,6 @@ export class ReadyScanner {
   }
 
   private summary(id: number, verify: boolean): TaskSummary | undefined {
-    return this.summaries.get(id, this.fileOf, () => this.store.peek(id), verify);
+    return this.summaries.get(id, verify);
   }
 }

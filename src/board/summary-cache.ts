@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { TaskSummary } from './task-store.js';
+import type { PeekedVersion, TaskSummary } from './task-store.js';
 
 interface Entry {
   readonly ino: number;
@@ -10,6 +10,12 @@ interface Entry {
   /** Read long enough after it was written that its identity cannot be confused with a later version's. */
   readonly settled: boolean;
   readonly summary: TaskSummary | undefined;
+}
+
+/** Where summaries come from: the task file's path (for a quick identity check) and a read that reports the identity of what it read. */
+export interface SummarySource {
+  fileOf(id: number): string;
+  peekVersion(id: number): PeekedVersion | null;
 }
 
 export interface SummaryCacheOptions {
@@ -33,7 +39,11 @@ export class SummaryCache {
   private readonly entries = new Map<number, Entry>();
   private readonly options: SummaryCacheOptions;
 
-  constructor(options: Partial<SummaryCacheOptions> = {}, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly source: SummarySource,
+    options: Partial<SummaryCacheOptions> = {},
+    private readonly now: () => number = Date.now,
+  ) {
     this.options = { ...DEFAULT_SUMMARY_CACHE, ...options };
   }
 
@@ -41,25 +51,30 @@ export class SummaryCache {
    * The task's summary, from the cache when it is known unchanged. With `verify`, nothing is taken
    * on trust: the file is at least looked at (a stat), and read unless its identity shows the same settled version.
    */
-  get(id: number, fileOf: (id: number) => string, read: () => TaskSummary | undefined, verify = false): TaskSummary | undefined {
+  get(id: number, verify = false): TaskSummary | undefined {
     const cached = this.entries.get(id);
     const now = this.now();
     if (!verify && cached?.summary && this.trusted(cached, cached.summary, now)) return cached.summary;
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(fileOf(id));
-    } catch {
-      this.entries.delete(id);
-      return undefined;
+    if (cached?.settled) {
+      // Only a settled version can be recognised by identity; anything else is read again anyway.
+      const stat = statIfAny(this.source.fileOf(id));
+      if (stat === undefined) return this.forget(id);
+      if (stat !== null && cached.ino === stat.ino && cached.size === stat.size && cached.mtimeMs === stat.mtimeMs && cached.ctimeMs === stat.ctimeMs) {
+        this.entries.set(id, { ...cached, checkedAt: now });
+        return cached.summary;
+      }
     }
-    if (cached?.settled && cached.ino === stat.ino && cached.size === stat.size && cached.mtimeMs === stat.mtimeMs && cached.ctimeMs === stat.ctimeMs) {
-      this.entries.set(id, { ...cached, checkedAt: now });
-      return cached.summary;
-    }
-    const summary = read();
+    const version = this.source.peekVersion(id);
+    if (version === null) return this.forget(id);
+    const { stat, summary } = version;
     const settled = now - stat.ctimeMs > this.options.settledMs;
     this.entries.set(id, { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, checkedAt: now, settled, summary });
     return summary;
+  }
+
+  private forget(id: number): undefined {
+    this.entries.delete(id);
+    return undefined;
   }
 
   /**
@@ -73,5 +88,14 @@ export class SummaryCache {
   private trusted(entry: Entry, summary: TaskSummary, now: number): boolean {
     if (summary.status === 'completed') return true;
     return summary.status !== 'pending' && now - entry.checkedAt < this.options.trustMs;
+  }
+}
+
+/** The file's stat, undefined when it is gone, null when it cannot be looked at (the read that follows reports why). */
+function statIfAny(file: string): fs.Stats | undefined | null {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return null;
   }
 }

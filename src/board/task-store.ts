@@ -7,6 +7,11 @@ import { taskSchema, type Task, type TaskStatus } from './task.js';
 
 export type TaskSummary = Pick<Task, 'status' | 'owner' | 'blockedBy'>;
 
+export interface PeekedVersion {
+  readonly stat: fs.Stats;
+  readonly summary: TaskSummary | undefined;
+}
+
 export type TaskRead =
   | { readonly kind: 'ok'; readonly task: Task; readonly raw: string }
   | { readonly kind: 'missing' }
@@ -67,19 +72,25 @@ export class TaskStore {
   }
 
   /**
-   * The fields readiness needs, parsed cheaply without the full schema: for lock-free scans,
-   * whose answer is re-checked with the full schema under the lock. Undefined if unusable.
+   * The fields readiness needs, parsed cheaply without the full schema, and the identity of
+   * exactly the version read (fstat of the open file): for lock-free scans, whose answer is
+   * re-checked with the full schema under the lock. Null when the file is gone; the summary is
+   * undefined when the file is unusable.
    */
-  peek(id: number): TaskSummary | undefined {
-    const raw = this.readRaw(id);
-    if (raw === null) return undefined;
+  peekVersion(id: number): PeekedVersion | null {
+    const file = this.paths.taskFile(id);
+    let fd: number;
     try {
-      const json = JSON.parse(raw) as Partial<Record<keyof TaskSummary, unknown>>;
-      if (typeof json.status !== 'string' || !Array.isArray(json.blockedBy)) return undefined;
-      if (json.owner !== null && typeof json.owner !== 'string') return undefined;
-      return { status: json.status as TaskStatus, owner: json.owner, blockedBy: json.blockedBy as number[] };
-    } catch {
-      return undefined;
+      fd = fs.openSync(file, 'r');
+    } catch (error) {
+      if (isNodeError(error, 'ENOENT')) return null;
+      throw new TeamdError('IO', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
+    }
+    try {
+      const stat = fs.fstatSync(fd);
+      return { stat, summary: summarize(readAll(fd, stat.size)) };
+    } finally {
+      fs.closeSync(fd);
     }
   }
 
@@ -127,4 +138,27 @@ export function parseTask(id: number, raw: string, file: string): TaskRead {
     return { kind: 'corrupt', file, raw, reason: `it says id ${parsed.data.id} but its file name says ${id}` };
   }
   return { kind: 'ok', task: parsed.data, raw };
+}
+
+/** Reads an open file of known size whole: one read for a task file that is not being replaced in place (it never is). */
+function readAll(fd: number, size: number): string {
+  const buffer = Buffer.allocUnsafe(size);
+  let filled = 0;
+  while (filled < size) {
+    const read = fs.readSync(fd, buffer, filled, size - filled, filled);
+    if (read === 0) break;
+    filled += read;
+  }
+  return buffer.toString('utf8', 0, filled);
+}
+
+function summarize(raw: string): TaskSummary | undefined {
+  try {
+    const json = JSON.parse(raw) as Partial<Record<keyof TaskSummary, unknown>>;
+    if (typeof json.status !== 'string' || !Array.isArray(json.blockedBy)) return undefined;
+    if (json.owner !== null && typeof json.owner !== 'string') return undefined;
+    return { status: json.status as TaskStatus, owner: json.owner, blockedBy: json.blockedBy as number[] };
+  } catch {
+    return undefined;
+  }
 }

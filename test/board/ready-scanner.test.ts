@@ -1,8 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SummaryCache } from '../../src/board/summary-cache.js';
-import type { TaskSummary } from '../../src/board/task-store.js';
+import { SummaryCache, type SummarySource } from '../../src/board/summary-cache.js';
+import { TaskStore, type TaskSummary } from '../../src/board/task-store.js';
+import { statePaths } from '../../src/paths.js';
 import { writeFileAtomicSync } from '../../src/fs/atomic-write.js';
 import { openBoard } from '../helpers/board.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -49,71 +48,76 @@ describe('SummaryCache', () => {
   const pending: TaskSummary = { status: 'pending', owner: null, blockedBy: [] };
   const taken: TaskSummary = { status: 'in_progress', owner: 'bob', blockedBy: [] };
 
-  function setup(): { file: string; reads: () => number; read: () => TaskSummary; fileOf: () => string } {
-    const file = path.join(makeTempDir(), 'task_1.json');
+  function setup(): { file: string; reads: () => number; source: SummarySource } {
+    const paths = statePaths(makeTempDir());
+    const store = new TaskStore(paths);
+    store.ensureDir();
+    const file = paths.taskFile(1);
     writeFileAtomicSync(file, JSON.stringify(pending));
     let count = 0;
     return {
       file,
       reads: () => count,
-      read: () => {
-        count++;
-        return JSON.parse(fs.readFileSync(file, 'utf8')) as TaskSummary;
+      source: {
+        fileOf: () => file,
+        peekVersion: (id) => {
+          count++;
+          return store.peekVersion(id);
+        },
       },
-      fileOf: () => file,
     };
   }
 
   it('re-reads a pending task only when its file was replaced', () => {
-    const { file, reads, read, fileOf } = setup();
+    const { file, reads, source } = setup();
     let now = Date.now() + 10_000; // long after the write: the version is settled
-    const cache = new SummaryCache({}, () => now);
-    expect(cache.get(1, fileOf, read)).toEqual(pending);
-    expect(cache.get(1, fileOf, read)).toEqual(pending);
+    const cache = new SummaryCache(source, {}, () => now);
+    expect(cache.get(1)).toEqual(pending);
+    expect(cache.get(1)).toEqual(pending);
     expect(reads()).toBe(1);
     writeFileAtomicSync(file, JSON.stringify(taken));
     now += 10_000;
-    expect(cache.get(1, fileOf, read)).toEqual(taken);
+    expect(cache.get(1)).toEqual(taken);
     expect(reads()).toBe(2);
   });
 
   it('trusts a taken task for trustMs, then checks it again', () => {
-    const { file, reads, read, fileOf } = setup();
+    const { file, reads, source } = setup();
     writeFileAtomicSync(file, JSON.stringify(taken));
     let now = Date.now() + 10_000;
-    const cache = new SummaryCache({ trustMs: 1_000 }, () => now);
-    cache.get(1, fileOf, read);
+    const cache = new SummaryCache(source, { trustMs: 1_000 }, () => now);
+    cache.get(1);
     writeFileAtomicSync(file, JSON.stringify(pending));
-    expect(cache.get(1, fileOf, read)).toEqual(taken);
+    expect(cache.get(1)).toEqual(taken);
     now += 1_001;
-    expect(cache.get(1, fileOf, read)).toEqual(pending);
+    expect(cache.get(1)).toEqual(pending);
     expect(reads()).toBe(2);
   });
 
   it('never trusts the identity of a version read right after it was written', () => {
-    const { reads, read, fileOf } = setup();
-    const cache = new SummaryCache({ settledMs: 200 }, () => Date.now());
-    cache.get(1, fileOf, read);
-    cache.get(1, fileOf, read);
+    const { reads, source } = setup();
+    const cache = new SummaryCache(source, { settledMs: 200 }, () => Date.now());
+    cache.get(1);
+    cache.get(1);
     expect(reads()).toBe(2);
   });
 
   it('a verified get looks at the file even within the trust window', () => {
-    const { file, reads, read, fileOf } = setup();
+    const { file, reads, source } = setup();
     writeFileAtomicSync(file, JSON.stringify(taken));
-    const cache = new SummaryCache({ trustMs: 60_000 }, () => Date.now() + 10_000);
-    expect(cache.get(1, fileOf, read)).toEqual(taken);
+    const cache = new SummaryCache(source, { trustMs: 60_000 }, () => Date.now() + 10_000);
+    expect(cache.get(1)).toEqual(taken);
     writeFileAtomicSync(file, JSON.stringify(pending));
-    expect(cache.get(1, fileOf, read)).toEqual(taken);
-    expect(cache.get(1, fileOf, read, true)).toEqual(pending);
+    expect(cache.get(1)).toEqual(taken);
+    expect(cache.get(1, true)).toEqual(pending);
     expect(reads()).toBe(2);
   });
 
   it('a verified get does not re-read a settled version it already has', () => {
-    const { reads, read, fileOf } = setup();
-    const cache = new SummaryCache({}, () => Date.now() + 10_000);
-    cache.get(1, fileOf, read);
-    expect(cache.get(1, fileOf, read, true)).toEqual(pending);
+    const { reads, source } = setup();
+    const cache = new SummaryCache(source, {}, () => Date.now() + 10_000);
+    cache.get(1);
+    expect(cache.get(1, true)).toEqual(pending);
     expect(reads()).toBe(1);
   });
 });
