@@ -21,11 +21,18 @@ export interface SummarySource {
 export interface SummaryCacheOptions {
   /** How long a claimed or finished task is trusted not to have changed, without a stat. */
   readonly trustMs: number;
-  /** Only versions older than this are cached: file times tick coarsely, so two quick versions can look alike. */
+  /**
+   * A version read sooner than this after it was written is never recognised by its identity
+   * alone: file times come from a clock that ticks every 1-10 ms (1/HZ), so a later version
+   * written within the same tick, reusing the inode number, could look identical.
+   */
   readonly settledMs: number;
 }
 
-export const DEFAULT_SUMMARY_CACHE: SummaryCacheOptions = { trustMs: 5_000, settledMs: 200 };
+export const DEFAULT_SUMMARY_CACHE: SummaryCacheOptions = { trustMs: 5_000, settledMs: 25 };
+
+/** The settle window for files whose times are whole seconds. */
+const COARSE_SETTLED_MS = 2_000;
 
 /**
  * What lock-free scans read from each task file, so a long-running claimer does not re-read
@@ -67,7 +74,7 @@ export class SummaryCache {
     const version = this.source.peekVersion(id);
     if (version === null) return this.forget(id);
     const { stat, summary } = version;
-    const settled = now - stat.ctimeMs > this.options.settledMs;
+    const settled = now - stat.ctimeMs > this.settledWindow(stat.ctimeMs);
     this.entries.set(id, { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, checkedAt: now, settled, summary });
     return summary;
   }
@@ -83,6 +90,11 @@ export class SummaryCache {
    */
   remember(id: number, summary: TaskSummary): void {
     this.entries.set(id, { ino: -1, size: -1, mtimeMs: -1, ctimeMs: -1, checkedAt: this.now(), settled: false, summary });
+  }
+
+  /** File times on a filesystem that keeps whole seconds only (FAT, HFS+, small-inode ext4) need a wider window. */
+  private settledWindow(ctimeMs: number): number {
+    return ctimeMs % 1000 === 0 ? Math.max(COARSE_SETTLED_MS, this.options.settledMs) : this.options.settledMs;
   }
 
   private trusted(entry: Entry, summary: TaskSummary, now: number): boolean {
