@@ -10,6 +10,8 @@ interface Entry {
   /** Read long enough after it was written that its identity cannot be confused with a later version's. */
   readonly settled: boolean;
   readonly summary: TaskSummary | undefined;
+  /** Seen pending, then its file was replaced: most likely just claimed, and not read yet. */
+  readonly presumedTaken?: boolean;
 }
 
 /** Where summaries come from: the task file's path (for a quick identity check) and a read that reports the identity of what it read. */
@@ -38,7 +40,8 @@ const COARSE_SETTLED_MS = 2_000;
  * What lock-free scans read from each task file, so a long-running claimer does not re-read
  * hundreds of taken tasks per claim. A completed task never changes, so it is trusted forever;
  * another task that is not pending is trusted for trustMs (a release shows up within that);
- * anything else is re-validated by its file identity (every write renames a new file in).
+ * anything else is re-validated by its file identity (every write renames a new file in), and a
+ * pending task whose file was replaced is presumed taken, unread, for trustMs.
  * Scans use this only to choose candidates: every claim re-reads under the lock, and a scan
  * that finds nothing is repeated with every task verified on disk before the board is called empty.
  */
@@ -62,6 +65,7 @@ export class SummaryCache {
     const cached = this.entries.get(id);
     const now = this.now();
     if (!verify && cached?.summary && this.trusted(cached, cached.summary, now)) return cached.summary;
+    if (!verify && cached?.presumedTaken && now - cached.checkedAt < this.options.trustMs) return undefined;
     if (cached?.settled) {
       // Only a settled version can be recognised by identity; anything else is read again anyway.
       const stat = statIfAny(this.source.fileOf(id));
@@ -69,6 +73,12 @@ export class SummaryCache {
       if (stat !== null && cached.ino === stat.ino && cached.size === stat.size && cached.mtimeMs === stat.mtimeMs && cached.ctimeMs === stat.ctimeMs) {
         this.entries.set(id, { ...cached, checkedAt: now });
         return cached.summary;
+      }
+      if (stat !== null && !verify && cached.summary?.status === 'pending') {
+        // A pending task whose file was replaced was almost always just claimed by someone else:
+        // pass it over without reading it; it is read once the trust window ends, or by a verifying scan.
+        this.entries.set(id, { ino: -1, size: -1, mtimeMs: -1, ctimeMs: -1, checkedAt: now, settled: false, summary: undefined, presumedTaken: true });
+        return undefined;
       }
     }
     const version = this.source.peekVersion(id);

@@ -77,7 +77,32 @@ describe('SummaryCache', () => {
     expect(reads()).toBe(1);
     writeFileAtomicSync(file, JSON.stringify(taken));
     now += 10_000;
-    expect(cache.get(1)).toEqual(taken);
+    expect(cache.get(1, true)).toEqual(taken);
+    expect(reads()).toBe(2);
+  });
+
+  it('presumes a replaced pending task taken without reading it, until the trust window ends', () => {
+    const { file, reads, source } = setup();
+    let now = Date.now() + 10_000;
+    const cache = new SummaryCache(source, { trustMs: 1_000 }, () => now);
+    expect(cache.get(1)).toEqual(pending);
+    // Replaced by another pending version (an edit): passed over for now, found once trust ends.
+    writeFileAtomicSync(file, JSON.stringify({ ...pending, blockedBy: [] }));
+    expect(cache.get(1)).toBeUndefined();
+    expect(cache.get(1)).toBeUndefined();
+    expect(reads()).toBe(1);
+    now += 1_001;
+    expect(cache.get(1)).toEqual(pending);
+    expect(reads()).toBe(2);
+  });
+
+  it('a verifying get reads a task presumed taken', () => {
+    const { file, reads, source } = setup();
+    const cache = new SummaryCache(source, {}, () => Date.now() + 10_000);
+    cache.get(1);
+    writeFileAtomicSync(file, JSON.stringify(taken));
+    expect(cache.get(1)).toBeUndefined();
+    expect(cache.get(1, true)).toEqual(taken);
     expect(reads()).toBe(2);
   });
 
