@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, MAX_SUBJECT_CHARS, TASK_STATUSES, taskIdSchema } from '../board/task.js';
 import { isTeamdError } from '../errors.js';
 import { defineTool, toolError, type ToolResult } from './tool.js';
 
@@ -17,7 +18,7 @@ const json = (value: unknown): ToolResult => ({ content: JSON.stringify(value, n
 export const listTasksTool = defineTool({
   name: 'list_tasks',
   description: 'List tasks on the board (optionally by status, or only ready ones).',
-  input: z.object({ status: z.enum(['pending', 'in_progress', 'completed', 'failed', 'cancelled']).optional(), ready: z.boolean().optional() }),
+  input: z.object({ status: z.enum(TASK_STATUSES).optional(), ready: z.boolean().optional() }),
   mutating: false,
   run: async (input, ctx) =>
     json(ctx.board.list({ status: input.status, ready: input.ready }).tasks.map((t) => ({ id: t.id, subject: t.subject, status: t.status, owner: t.owner, blockedBy: t.blockedBy, ready: t.ready, stuck: t.stuck }))),
@@ -26,7 +27,7 @@ export const listTasksTool = defineTool({
 export const getTaskTool = defineTool({
   name: 'get_task',
   description: 'Show one task in full.',
-  input: z.object({ id: z.number().int().positive() }),
+  input: z.object({ id: taskIdSchema }),
   mutating: false,
   run: (input, ctx) => expected(async () => json(ctx.board.get(input.id))),
 });
@@ -34,7 +35,7 @@ export const getTaskTool = defineTool({
 export const createTaskTool = defineTool({
   name: 'create_task',
   description: 'Add a task to the board, optionally blocked by other task ids.',
-  input: z.object({ subject: z.string().min(1).max(200), description: z.string().max(64 * 1024).optional(), blocked_by: z.array(z.number().int().positive()).optional() }),
+  input: z.object({ subject: z.string().min(1).max(MAX_SUBJECT_CHARS), description: z.string().max(MAX_DESCRIPTION_CHARS).optional(), blocked_by: z.array(taskIdSchema).optional() }),
   mutating: true,
   run: (input, ctx) => expected(async () => json(await ctx.board.add({ subject: input.subject, description: input.description, blockedBy: input.blocked_by }))),
 });
@@ -42,7 +43,7 @@ export const createTaskTool = defineTool({
 export const claimTaskTool = defineTool({
   name: 'claim_task',
   description: 'Claim a ready task for yourself.',
-  input: z.object({ id: z.number().int().positive() }),
+  input: z.object({ id: taskIdSchema }),
   mutating: false,
   run: (input, ctx) =>
     expected(async () => {
@@ -55,7 +56,7 @@ export const claimTaskTool = defineTool({
 export const completeTaskTool = defineTool({
   name: 'complete_task',
   description: 'Mark your task completed, with a short result.',
-  input: z.object({ id: z.number().int().positive(), result: z.string().max(256 * 1024) }),
+  input: z.object({ id: taskIdSchema, result: z.string().max(MAX_RESULT_CHARS) }),
   mutating: true,
   run: (input, ctx) =>
     expected(async () => {
@@ -67,7 +68,7 @@ export const completeTaskTool = defineTool({
 export const failTaskTool = defineTool({
   name: 'fail_task',
   description: 'Mark your task failed, with the reason (the lead is told).',
-  input: z.object({ id: z.number().int().positive(), reason: z.string().min(1).max(256 * 1024) }),
+  input: z.object({ id: taskIdSchema, reason: z.string().min(1).max(MAX_RESULT_CHARS) }),
   mutating: false,
   run: (input, ctx) =>
     expected(async () => {
