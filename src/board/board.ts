@@ -1,7 +1,7 @@
-import fs from 'node:fs';
-import { isNodeError, TeamdError } from '../errors.js';
+import { TeamdError } from '../errors.js';
 import type { FileLocker, LockHandle } from '../fs/file-lock.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
+import { readTextIfExists } from '../fs/read-text.js';
 import type { Logger } from '../logger.js';
 import { parseName } from '../names.js';
 import type { StatePaths } from '../paths.js';
@@ -251,13 +251,8 @@ export class Board {
   }
 
   private readCounter(): number {
-    let raw: string;
-    try {
-      raw = fs.readFileSync(this.paths.taskCounter, 'utf8');
-    } catch (error) {
-      if (isNodeError(error, 'ENOENT')) return 1;
-      throw error;
-    }
+    const raw = readTextIfExists(this.paths.taskCounter);
+    if (raw === null) return 1;
     try {
       const next = (JSON.parse(raw) as { next?: unknown }).next;
       if (typeof next === 'number' && Number.isInteger(next) && next > 0) return next;

@@ -77,7 +77,7 @@ export class SummaryCache {
       if (stat !== null && !verify && cached.summary?.status === 'pending') {
         // A pending task whose file was replaced was almost always just claimed by someone else:
         // pass it over without reading it; it is read once the trust window ends, or by a verifying scan.
-        this.entries.set(id, { ino: -1, size: -1, mtimeMs: -1, ctimeMs: -1, checkedAt: now, settled: false, summary: undefined, presumedTaken: true });
+        this.entries.set(id, { ...unidentified(now, undefined), presumedTaken: true });
         return undefined;
       }
     }
@@ -99,7 +99,7 @@ export class SummaryCache {
    * the summary is only used while trusted (a claimed or finished task); after that it is read again.
    */
   remember(id: number, summary: TaskSummary): void {
-    this.entries.set(id, { ino: -1, size: -1, mtimeMs: -1, ctimeMs: -1, checkedAt: this.now(), settled: false, summary });
+    this.entries.set(id, unidentified(this.now(), summary));
   }
 
   /** File times on a filesystem that keeps whole seconds only (FAT, HFS+, small-inode ext4) need a wider window. */
@@ -111,6 +111,11 @@ export class SummaryCache {
     if (summary.status === 'completed') return true;
     return summary.status !== 'pending' && now - entry.checkedAt < this.options.trustMs;
   }
+}
+
+/** An entry whose file identity is not known: never matched by a stat, so it is read again once no longer trusted. */
+function unidentified(checkedAt: number, summary: TaskSummary | undefined): Entry {
+  return { ino: -1, size: -1, mtimeMs: -1, ctimeMs: -1, checkedAt, settled: false, summary };
 }
 
 /** The file's stat, undefined when it is gone, null when it cannot be looked at (the read that follows reports why). */

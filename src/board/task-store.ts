@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isNodeError, TeamdError } from '../errors.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
+import { readTextIfExists } from '../fs/read-text.js';
 import { TASK_FILE_PATTERN, type StatePaths } from '../paths.js';
 import { taskSchema, type Task, type TaskStatus } from './task.js';
 
@@ -57,12 +58,7 @@ export class TaskStore {
   }
 
   readRaw(id: number): string | null {
-    try {
-      return fs.readFileSync(this.paths.taskFile(id), 'utf8');
-    } catch (error) {
-      if (isNodeError(error, 'ENOENT')) return null;
-      throw new TeamdError('IO', `cannot read ${this.paths.taskFile(id)}: ${(error as Error).message}`, { cause: error });
-    }
+    return readTextIfExists(this.paths.taskFile(id));
   }
 
   read(id: number): TaskRead {

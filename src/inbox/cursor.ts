@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import { z } from 'zod';
-import { isNodeError } from '../errors.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
+import { readTextIfExists } from '../fs/read-text.js';
 import type { Logger } from '../logger.js';
 
 export const cursorSchema = z.looseObject({
@@ -25,13 +24,8 @@ export class CursorStore {
   ) {}
 
   read(): Cursor {
-    let raw: string;
-    try {
-      raw = fs.readFileSync(this.file, 'utf8');
-    } catch (error) {
-      if (isNodeError(error, 'ENOENT')) return START_CURSOR;
-      throw error;
-    }
+    const raw = readTextIfExists(this.file);
+    if (raw === null) return START_CURSOR;
     try {
       const parsed = cursorSchema.safeParse(JSON.parse(raw));
       if (parsed.success) return parsed.data;

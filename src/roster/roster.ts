@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import { z } from 'zod';
-import { isNodeError, TeamdError } from '../errors.js';
+import { TeamdError } from '../errors.js';
+import { readTextIfExists } from '../fs/read-text.js';
 import { nameSchema } from '../names.js';
 
 export const MEMBER_STATUSES = ['starting', 'working', 'idle', 'asleep', 'stopping', 'shutdown', 'crashed', 'errored'] as const;
@@ -56,13 +56,8 @@ export type TeamConfig = z.infer<typeof configSchema>;
 
 /** Reads the roster the daemon writes (`config.json`). A missing file is an empty team. */
 export function readConfig(file: string): TeamConfig {
-  let raw: string;
-  try {
-    raw = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if (isNodeError(error, 'ENOENT')) return configSchema.parse({});
-    throw new TeamdError('IO', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
-  }
+  const raw = readTextIfExists(file);
+  if (raw === null) return configSchema.parse({});
   let json: unknown;
   try {
     json = JSON.parse(raw);
