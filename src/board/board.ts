@@ -1,4 +1,4 @@
-import { TeamdError } from '../errors.js';
+import { TeamdError, type ErrorCode } from '../errors.js';
 import type { FileLocker, LockHandle } from '../fs/file-lock.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { readTextIfExists } from '../fs/read-text.js';
@@ -217,9 +217,9 @@ export class Board {
         transitions.claimTask(task, owner, assessReadiness(task, this.lookupFromDisk()), this.timestamp()),
       );
     } catch (error) {
-      if (error instanceof TeamdError && (error.code === 'NOT_READY' || error.code === 'TASK_CORRUPT' || error.code === 'TASK_NOT_FOUND')) {
-        return null;
-      }
+      // CONCURRENT_WRITE: two claimers took over the same stale lock at once (proper-lockfile cannot
+      // prevent that) and the other one wrote first; the task is not ours, so move on like the rest.
+      if (error instanceof TeamdError && CLAIM_NEXT_SKIPS.has(error.code)) return null;
       throw error;
     }
   }
@@ -267,6 +267,9 @@ export class Board {
     return this.now().toISOString();
   }
 }
+
+/** Why `claimNext` passes over a candidate it locked and moves on to the next one. */
+const CLAIM_NEXT_SKIPS = new Set<ErrorCode>(['NOT_READY', 'TASK_CORRUPT', 'TASK_NOT_FOUND', 'CONCURRENT_WRITE']);
 
 function lostLock(id: number): TeamdError {
   return new TeamdError('CONCURRENT_WRITE', `lost the lock on task ${id} before writing (the process stalled); retry the command`, { details: { id } });
