@@ -9,6 +9,8 @@ export interface StatePaths {
   readonly boardLock: string;
   /** High-water mark of allocated task ids, so ids are never reused. */
   readonly taskCounter: string;
+  /** Revision tokens: `<id>.<rev>` created exclusively, one per task version (see board/revision-tokens.ts). */
+  readonly revisionsDir: string;
   readonly inboxDir: string;
   readonly cursorsDir: string;
   readonly sessionsDir: string;
@@ -17,6 +19,7 @@ export interface StatePaths {
   readonly daemonPid: string;
   readonly daemonSocket: string;
   taskFile(id: number): string;
+  revisionToken(id: number, rev: number): string;
   inboxFile(name: string): string;
   cursorFile(name: string): string;
   sessionFile(name: string): string;
@@ -46,6 +49,7 @@ export function statePaths(stateDir: string): StatePaths {
     tasksDir,
     boardLock: path.join(tasksDir, '.board'),
     taskCounter: path.join(tasksDir, '.next-id'),
+    revisionsDir: path.join(tasksDir, '.revs'),
     inboxDir,
     cursorsDir,
     sessionsDir,
@@ -55,6 +59,7 @@ export function statePaths(stateDir: string): StatePaths {
     daemonSocket: path.join(runDir, 'daemon.sock'),
     // Hot on the claim path: ids are integers, so plain concatenation gives what path.join would.
     taskFile: (id) => `${tasksDir}${path.sep}task_${id}.json`,
+    revisionToken: (id, rev) => `${tasksDir}${path.sep}.revs${path.sep}${id}.${rev}`,
     inboxFile: (name) => path.join(inboxDir, `${name}.jsonl`),
     cursorFile: (name) => path.join(cursorsDir, `${name}.json`),
     sessionFile: (name) => path.join(sessionsDir, `${name}.jsonl`),

@@ -7,7 +7,9 @@ import { parseName } from '../names.js';
 import type { StatePaths } from '../paths.js';
 import { assessReadiness, findCycle, type Readiness, type StatusLookup } from './readiness.js';
 import { MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, MAX_SUBJECT_CHARS, newTask, type Task, type TaskStatus } from './task.js';
+import { claimNext } from './claim-next.js';
 import { ReadyScanner } from './ready-scanner.js';
+import { RevisionTokens } from './revision-tokens.js';
 import { TaskStore, type CorruptTask } from './task-store.js';
 import * as transitions from './transitions.js';
 import { dedupe, validateText } from './validation.js';
@@ -52,6 +54,7 @@ export class Board {
   private readonly logger: Logger;
   private readonly now: () => Date;
   private readonly scanner: ReadyScanner;
+  private readonly tokens: RevisionTokens;
 
   constructor(deps: BoardDeps) {
     this.paths = deps.paths;
@@ -59,7 +62,17 @@ export class Board {
     this.locker = deps.locker;
     this.logger = deps.logger;
     this.now = deps.now ?? (() => new Date());
-    this.scanner = new ReadyScanner(this.store, this.paths.taskFile);
+    this.scanner = new ReadyScanner(this.store, this.paths.taskFile, (id, reason) =>
+      this.logger.warn({ taskId: id, file: this.paths.taskFile(id), reason }, 'invalid task file skipped by claims (left untouched): fix it or move it out of the tasks folder'),
+    );
+    this.tokens = new RevisionTokens({
+      paths: this.paths,
+      unknownWriterGraceMs: this.locker.timings.staleMs,
+      currentRev: (id) => {
+        const read = this.store.read(id);
+        return read.kind === 'ok' ? read.task.rev : null;
+      },
+    });
   }
 
   async add(input: NewTask): Promise<Task> {
@@ -71,7 +84,12 @@ export class Board {
       this.refuseUnknownBlockers(blockedBy);
       const id = this.allocateId();
       const task = newTask(id, { subject, description, blockedBy }, this.timestamp());
-      this.store.write(task);
+      try {
+        this.store.write(task);
+      } catch (error) {
+        this.tokens.drop(id, 0);
+        throw error;
+      }
       writeFileAtomicSync(this.paths.taskCounter, `${JSON.stringify({ next: id + 1 })}\n`);
       this.logger.info({ taskId: id, blockedBy }, 'task added');
       return task;
@@ -110,39 +128,15 @@ export class Board {
     return this.mutate(id, (task) => transitions.claimTask(task, owner, assessReadiness(task, this.lookupFromDisk()), this.timestamp()));
   }
 
-  /** Claims the lowest-id ready task, or returns null when none is ready. */
+  /** Claims the lowest-id ready task, or returns null when none can be claimed now (see claim-next.ts for why it always ends). */
   async claimNext(owner: string): Promise<Task | null> {
     parseName(owner, 'owner');
-    for (let pass = 0; ; pass++) {
-      let sawCandidate = false;
-      let sawLocked = false;
-      let skip = 0;
-      for (const id of this.scanner.candidates()) {
-        sawCandidate = true;
-        if (skip > 0) {
-          skip--;
-          continue;
-        }
-        // The scanner checked this id against the file on disk just now (a pending task is never taken on trust).
-        // A held lock means another claimer is on this task right now: try the next one instead of queueing.
-        const handle = await this.locker.tryAcquire(this.paths.taskFile(id));
-        if (!handle) {
-          sawLocked = true;
-          // Others are claiming here: jump a few candidates ahead so racers spread out instead of queueing in step.
-          skip = Math.floor(Math.random() * 4);
-          continue;
-        }
-        try {
-          const claimed = this.claimUnderLock(handle, id, owner);
-          if (claimed) return claimed;
-        } finally {
-          await handle.release();
-        }
-      }
-      if (!sawCandidate) return null;
-      // Every candidate was locked by someone else (perhaps a dead holder whose lock must go stale): back off.
-      if (sawLocked) await this.locker.pause(pass);
-    }
+    return claimNext({
+      candidates: () => this.scanner.candidates(),
+      locker: this.locker,
+      taskFile: this.paths.taskFile,
+      claimUnderLock: (handle, id) => this.claimUnderLock(handle, id, owner),
+    });
   }
 
   async complete(id: number, actor: Actor, result: string | null = null): Promise<Task> {
@@ -200,12 +194,22 @@ export class Board {
   private writeUnderLock(handle: LockHandle, id: number, change: (task: Task) => Task): Task {
     if (handle.compromised) throw lostLock(id);
     const { task, raw } = this.store.require(id);
-    const next = change(task);
-    this.store.write(next, () => {
-      if (this.store.readRaw(id) !== raw) {
-        throw new TeamdError('CONCURRENT_WRITE', `task ${id} was changed by another process while locked; retry the command`, { details: { id } });
-      }
-    });
+    const changed = change(task);
+    // The exclusive step: only one writer of all that read this version gets to write its successor.
+    const rev = this.tokens.take(id, task.rev);
+    const next = { ...changed, rev };
+    try {
+      this.store.write(next, () => {
+        // Defence in depth for a writer more than two versions behind, whose token was pruned.
+        if (this.store.readRaw(id) !== raw) {
+          throw new TeamdError('CONCURRENT_WRITE', `task ${id} was changed by another process while locked; retry the command`, { details: { id } });
+        }
+      });
+    } catch (error) {
+      this.tokens.drop(id, rev);
+      throw error;
+    }
+    this.tokens.prune(id, rev);
     this.scanner.remember(next);
     this.logger.info({ taskId: id, status: next.status, owner: next.owner, claim: next.claim }, 'task updated');
     return next;
@@ -245,9 +249,14 @@ export class Board {
     }
   }
 
+  /** The next free id; its first revision token is taken here, so two writers (a stale board lock) never get the same id. */
   private allocateId(): number {
     const highest = this.store.listIds().at(-1) ?? 0;
-    return Math.max(this.readCounter(), highest + 1);
+    const first = Math.max(this.readCounter(), highest + 1);
+    for (let id = first; id < first + MAX_ID_PROBES; id++) {
+      if (this.tokens.takeNew(id)) return id;
+    }
+    throw new TeamdError('CONCURRENT_WRITE', `could not allocate a task id: ${MAX_ID_PROBES} ids from ${first} are taken in ${this.paths.revisionsDir}; retry the command`);
   }
 
   private readCounter(): number {
@@ -267,6 +276,9 @@ export class Board {
     return this.now().toISOString();
   }
 }
+
+/** Ids tried past the counter before `add` gives up: each taken one was allocated by a concurrent writer. */
+const MAX_ID_PROBES = 64;
 
 /** Why `claimNext` passes over a candidate it locked and moves on to the next one. */
 const CLAIM_NEXT_SKIPS = new Set<ErrorCode>(['NOT_READY', 'TASK_CORRUPT', 'TASK_NOT_FOUND', 'CONCURRENT_WRITE']);

@@ -15,12 +15,28 @@ export class ReadyScanner {
   private knownIds: number[] = [];
   private readonly summaries: SummaryCache;
 
+  /** Invalid versions already reported, by id: each is reported once, not on every scan. */
+  private readonly reported = new Map<number, string>();
+
   constructor(
     private readonly store: TaskStore,
     fileOf: (id: number) => string,
+    private readonly onProblem: (id: number, reason: string) => void = () => {},
     cache: Partial<SummaryCacheOptions> = {},
   ) {
-    this.summaries = new SummaryCache({ fileOf, peekVersion: (id) => store.peekVersion(id) }, cache);
+    this.summaries = new SummaryCache({ fileOf, peekVersion: (id) => this.peek(id) }, cache);
+  }
+
+  private peek(id: number): ReturnType<TaskStore['peekVersion']> {
+    const version = this.store.peekVersion(id);
+    if (version?.problem !== undefined) {
+      const key = `${version.stat.ino}:${version.stat.mtimeMs}:${version.problem}`;
+      if (this.reported.get(id) !== key) {
+        this.reported.set(id, key);
+        this.onProblem(id, version.problem);
+      }
+    }
+    return version;
   }
 
   /** Ids that look ready, ascending; every one must still be re-checked under its lock. */

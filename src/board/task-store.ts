@@ -4,13 +4,15 @@ import { isNodeError, TeamdError } from '../errors.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { readTextIfExists } from '../fs/read-text.js';
 import { TASK_FILE_PATTERN, type StatePaths } from '../paths.js';
-import { taskSchema, type Task, type TaskStatus } from './task.js';
+import { taskSchema, type Task } from './task.js';
 
 export type TaskSummary = Pick<Task, 'status' | 'owner' | 'blockedBy'>;
 
 export interface PeekedVersion {
   readonly stat: fs.Stats;
+  /** Undefined when the file is not a valid task; `problem` then says why. */
   readonly summary: TaskSummary | undefined;
+  readonly problem?: string;
 }
 
 export type TaskRead =
@@ -68,10 +70,10 @@ export class TaskStore {
   }
 
   /**
-   * The fields readiness needs, parsed cheaply without the full schema, and the identity of
-   * exactly the version read (fstat of the open file): for lock-free scans, whose answer is
-   * re-checked with the full schema under the lock. Null when the file is gone; the summary is
-   * undefined when the file is unusable.
+   * The fields readiness needs, validated with the same full schema as the locked read (so a
+   * task the scanner offers is one the claim can use), and the identity of exactly the version
+   * read (fstat of the open file). Null when the file is gone; the summary is undefined, with the
+   * reason, when the file is not a valid task.
    */
   peekVersion(id: number): PeekedVersion | null {
     const file = this.paths.taskFile(id);
@@ -84,7 +86,9 @@ export class TaskStore {
     }
     try {
       const stat = fs.fstatSync(fd);
-      return { stat, summary: summarize(readAll(fd, stat.size)) };
+      const read = parseTask(id, readAll(fd, stat.size), file);
+      if (read.kind === 'ok') return { stat, summary: { status: read.task.status, owner: read.task.owner, blockedBy: read.task.blockedBy } };
+      return { stat, summary: undefined, problem: read.kind === 'corrupt' ? read.reason : 'gone' };
     } finally {
       fs.closeSync(fd);
     }
@@ -146,15 +150,4 @@ function readAll(fd: number, size: number): string {
     filled += read;
   }
   return buffer.toString('utf8', 0, filled);
-}
-
-function summarize(raw: string): TaskSummary | undefined {
-  try {
-    const json = JSON.parse(raw) as Partial<Record<keyof TaskSummary, unknown>>;
-    if (typeof json.status !== 'string' || !Array.isArray(json.blockedBy)) return undefined;
-    if (json.owner !== null && typeof json.owner !== 'string') return undefined;
-    return { status: json.status as TaskStatus, owner: json.owner, blockedBy: json.blockedBy as number[] };
-  } catch {
-    return undefined;
-  }
 }

@@ -21,6 +21,8 @@ export const taskSchema = z.looseObject({
   owner: nameSchema.nullable(),
   blockedBy: z.array(taskIdSchema),
   claim: z.number().int().nonnegative(),
+  /** Bumped by every write; the next one exists once (board/revision-tokens.ts). Files from before it read as 0. */
+  rev: z.number().int().nonnegative().default(0),
   createdAt: isoTimestamp,
   updatedAt: isoTimestamp,
   claimedAt: isoTimestamp.nullable(),
@@ -48,6 +50,7 @@ export function newTask(id: number, fields: Pick<Task, 'subject' | 'description'
     owner: null,
     blockedBy: fields.blockedBy,
     claim: 0,
+    rev: 0,
     createdAt: now,
     updatedAt: now,
     claimedAt: null,

@@ -27,6 +27,9 @@ export const DEFAULT_LOCK_TIMINGS: LockTimings = {
   retryMaxMs: 25,
 };
 
+/** A lock this far ahead of our clock is a clock problem, not a fresh holder. */
+const FUTURE_TOLERANCE_MS = 2_000;
+
 /** proper-lockfile may truncate mtimes to whole seconds: keep this margin before trusting our own age. */
 const MTIME_PRECISION_MARGIN_MS = 1_000;
 
@@ -64,6 +67,8 @@ export class FileLocker {
   readonly timings: LockTimings;
   private readonly logger: Logger;
   private readonly now: () => number;
+  /** Locks seen with a future mtime: when this process first saw that exact version. */
+  private readonly futureLocks = new Map<string, { ino: number; mtimeMs: number; firstSeen: number }>();
 
   constructor(deps: FileLockerDeps) {
     this.timings = { ...DEFAULT_LOCK_TIMINGS, ...deps.timings };
@@ -94,6 +99,9 @@ export class FileLocker {
       });
     } catch (error) {
       if (isNodeError(error, 'ELOCKED')) return null;
+      // Another claimer took over the same stale lock between our mkdir and proper-lockfile's utimes
+      // (or removed it between its stat and rmdir): the lock is someone else's now, not an I/O failure.
+      if (isNodeError(error, 'ENOENT')) return null;
       throw new TeamdError('IO', `cannot lock ${target}: ${(error as Error).message}`, { cause: error });
     }
     const acquiredAt = this.now();
@@ -159,14 +167,49 @@ export class FileLocker {
    * proper-lockfile, which takes it (over) with its own checks.
    */
   private heldFresh(target: string): boolean {
+    const lock = this.lockPathOf(target);
     let stat: fs.Stats | undefined;
     try {
-      stat = fs.statSync(this.lockPathOf(target), { throwIfNoEntry: false });
+      stat = fs.statSync(lock, { throwIfNoEntry: false });
     } catch {
       return false; // proper-lockfile meets the same error and reports it
     }
+    if (stat === undefined) {
+      this.futureLocks.delete(lock);
+      return false;
+    }
     // File times are wall-clock times, so this compares with the wall clock, not the injected one.
-    return stat !== undefined && Date.now() - stat.mtimeMs < this.timings.staleMs;
+    const age = Date.now() - stat.mtimeMs;
+    if (age >= -FUTURE_TOLERANCE_MS) {
+      this.futureLocks.delete(lock);
+      return age < this.timings.staleMs;
+    }
+    return !this.expireFutureLock(lock, stat);
+  }
+
+  /**
+   * A lock whose mtime is in the future (the clock was stepped back, or a holder's clock is
+   * ahead) would never look stale. A live holder refreshes it every updateMs with its own now,
+   * so one left unchanged for staleMs by the monotonic clock has no live holder: its mtime is
+   * set back so proper-lockfile takes it over as stale. Returns true when it was expired.
+   */
+  private expireFutureLock(lock: string, stat: fs.Stats): boolean {
+    const seen = this.futureLocks.get(lock);
+    const now = performance.now();
+    if (!seen || seen.ino !== stat.ino || seen.mtimeMs !== stat.mtimeMs) {
+      if (!seen) this.logger.warn({ lock, mtime: stat.mtime.toISOString() }, 'lock folder has a time in the future (clock stepped back?); it is taken over if nobody refreshes it');
+      this.futureLocks.set(lock, { ino: stat.ino, mtimeMs: stat.mtimeMs, firstSeen: now });
+      return false;
+    }
+    if (now - seen.firstSeen < this.timings.staleMs) return false;
+    try {
+      const past = new Date(Date.now() - 2 * this.timings.staleMs);
+      fs.utimesSync(lock, past, past);
+    } catch {
+      // gone or replaced meanwhile: the next attempt looks again
+    }
+    this.futureLocks.delete(lock);
+    return true;
   }
 
   /**

@@ -23,9 +23,9 @@ describe('Board on real files', () => {
     expect([first.id, second.id]).toEqual([1, 2]);
     const onDisk = JSON.parse(fs.readFileSync(paths.taskFile(2), 'utf8'));
     expect(Object.keys(onDisk).sort()).toEqual(
-      ['id', 'subject', 'description', 'status', 'owner', 'blockedBy', 'claim', 'createdAt', 'updatedAt', 'claimedAt', 'completedAt', 'result'].sort(),
+      ['id', 'subject', 'description', 'status', 'owner', 'blockedBy', 'claim', 'rev', 'createdAt', 'updatedAt', 'claimedAt', 'completedAt', 'result'].sort(),
     );
-    expect(onDisk).toMatchObject({ id: 2, status: 'pending', owner: null, blockedBy: [1], claim: 0 });
+    expect(onDisk).toMatchObject({ id: 2, status: 'pending', owner: null, blockedBy: [1], claim: 0, rev: 0 });
     expect(fs.readdirSync(paths.tasksDir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 

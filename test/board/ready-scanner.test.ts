@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SummaryCache, type SummarySource } from '../../src/board/summary-cache.js';
 import { TaskStore, type TaskSummary } from '../../src/board/task-store.js';
+import { newTask } from '../../src/board/task.js';
 import { statePaths } from '../../src/paths.js';
 import { writeFileAtomicSync } from '../../src/fs/atomic-write.js';
 import { openBoard } from '../helpers/board.js';
@@ -44,6 +45,11 @@ describe('claim-next in a long-running process (cached scans)', () => {
   });
 });
 
+/** A whole valid task file with the given summary fields (the scanner validates the full schema). */
+function taskJson(summary: TaskSummary): string {
+  return JSON.stringify({ ...newTask(1, { subject: 'x', description: '', blockedBy: [] }, new Date().toISOString()), ...summary });
+}
+
 describe('SummaryCache', () => {
   const pending: TaskSummary = { status: 'pending', owner: null, blockedBy: [] };
   const taken: TaskSummary = { status: 'in_progress', owner: 'bob', blockedBy: [] };
@@ -53,7 +59,7 @@ describe('SummaryCache', () => {
     const store = new TaskStore(paths);
     store.ensureDir();
     const file = paths.taskFile(1);
-    writeFileAtomicSync(file, JSON.stringify(pending));
+    writeFileAtomicSync(file, taskJson(pending));
     let count = 0;
     return {
       file,
@@ -75,7 +81,7 @@ describe('SummaryCache', () => {
     expect(cache.get(1)).toEqual(pending);
     expect(cache.get(1)).toEqual(pending);
     expect(reads()).toBe(1);
-    writeFileAtomicSync(file, JSON.stringify(taken));
+    writeFileAtomicSync(file, taskJson(taken));
     now += 10_000;
     expect(cache.get(1, true)).toEqual(taken);
     expect(reads()).toBe(2);
@@ -87,7 +93,7 @@ describe('SummaryCache', () => {
     const cache = new SummaryCache(source, { trustMs: 1_000 }, () => now);
     expect(cache.get(1)).toEqual(pending);
     // Replaced by another pending version (an edit): passed over for now, found once trust ends.
-    writeFileAtomicSync(file, JSON.stringify({ ...pending, blockedBy: [] }));
+    writeFileAtomicSync(file, taskJson({ ...pending, blockedBy: [] }));
     expect(cache.get(1)).toBeUndefined();
     expect(cache.get(1)).toBeUndefined();
     expect(reads()).toBe(1);
@@ -100,7 +106,7 @@ describe('SummaryCache', () => {
     const { file, reads, source } = setup();
     const cache = new SummaryCache(source, {}, () => Date.now() + 10_000);
     cache.get(1);
-    writeFileAtomicSync(file, JSON.stringify(taken));
+    writeFileAtomicSync(file, taskJson(taken));
     expect(cache.get(1)).toBeUndefined();
     expect(cache.get(1, true)).toEqual(taken);
     expect(reads()).toBe(2);
@@ -108,11 +114,11 @@ describe('SummaryCache', () => {
 
   it('trusts a taken task for trustMs, then checks it again', () => {
     const { file, reads, source } = setup();
-    writeFileAtomicSync(file, JSON.stringify(taken));
+    writeFileAtomicSync(file, taskJson(taken));
     let now = Date.now() + 10_000;
     const cache = new SummaryCache(source, { trustMs: 1_000 }, () => now);
     cache.get(1);
-    writeFileAtomicSync(file, JSON.stringify(pending));
+    writeFileAtomicSync(file, taskJson(pending));
     expect(cache.get(1)).toEqual(taken);
     now += 1_001;
     expect(cache.get(1)).toEqual(pending);
@@ -129,10 +135,10 @@ describe('SummaryCache', () => {
 
   it('a verified get looks at the file even within the trust window', () => {
     const { file, reads, source } = setup();
-    writeFileAtomicSync(file, JSON.stringify(taken));
+    writeFileAtomicSync(file, taskJson(taken));
     const cache = new SummaryCache(source, { trustMs: 60_000 }, () => Date.now() + 10_000);
     expect(cache.get(1)).toEqual(taken);
-    writeFileAtomicSync(file, JSON.stringify(pending));
+    writeFileAtomicSync(file, taskJson(pending));
     expect(cache.get(1)).toEqual(taken);
     expect(cache.get(1, true)).toEqual(pending);
     expect(reads()).toBe(2);
