@@ -14,6 +14,8 @@ import type { RestartPolicy } from '../supervisor/restart-policy.js';
 import type { LadderTimings } from '../supervisor/stop-ladder.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import { Doorbell } from '../watch/doorbell.js';
+import { describeSandbox, detectSandbox, type SandboxMode } from '../sandbox/sandbox.js';
+import { killLeftoversOfStateDir } from '../supervisor/leftovers.js';
 import { ControlServer } from './control-server.js';
 import type { ControlRequest } from './control-protocol.js';
 import { acquirePidFile, releasePidFile, type PidInfo } from './pid-file.js';
@@ -51,7 +53,8 @@ export class Daemon {
   static async start(options: DaemonOptions): Promise<Daemon> {
     const { paths, logger } = options;
     const locker = new FileLocker({ logger });
-    const info = await acquirePidFile(paths, locker, logger, new Date());
+    const sandbox = checkSandbox(new RosterStore(paths).read().settings.sandbox, logger);
+    const info = await acquirePidFile(paths, locker, logger, new Date(), sandbox);
     let supervisor: Supervisor | null = null;
     let model: OfflineModelServer | null = null;
     try {
@@ -74,6 +77,9 @@ export class Daemon {
         ladder: options.ladder ?? { ipcGraceMs: settings.ipcGraceMs, termGraceMs: settings.termGraceMs },
       });
       const daemon = new Daemon(options, supervisor, info, model);
+      // Before any task is resumed: nothing an earlier daemon's teammates started may run alongside its second run.
+      const leftovers = killLeftoversOfStateDir(paths.root);
+      if (leftovers.length > 0) logger.warn({ pids: leftovers }, 'killed processes an earlier daemon of this folder left running');
       await supervisor.start();
       daemon.server = await ControlServer.listen(paths.daemonSocket, (request) => daemon.handle(request), logger);
       logger.info({ pid: info.pid, dir: paths.root }, 'daemon ready');
@@ -122,6 +128,18 @@ export class Daemon {
   runningPids(): Record<string, number> {
     return this.supervisor.runningPids();
   }
+}
+
+/** Refuses to start without a sandbox when the settings require one; otherwise says loudly that there is none. */
+function checkSandbox(mode: SandboxMode, logger: Logger): string {
+  const kind = detectSandbox();
+  const text = describeSandbox(kind, mode);
+  if (mode === 'required' && kind.kind === 'none') {
+    throw new TeamdError('DAEMON_START_FAILED', `teammates' commands cannot be sandboxed: ${kind.why}; or, to run them unconfined, set "sandbox": "preferred" in the settings of config.json`);
+  }
+  if (kind.kind === 'none' || mode === 'off') logger.warn({ sandbox: text }, `WARNING: teammates' commands are NOT sandboxed: ${text}`);
+  else logger.info({ sandbox: text }, 'commands sandboxed');
+  return text;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
-import { isNodeError, TeamdError } from '../errors.js';
+import { TeamdError } from '../errors.js';
+import { isAlive, processArgv, processStartTime } from '../proc/process-identity.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import type { FileLocker } from '../fs/file-lock.js';
 import type { Logger } from '../logger.js';
@@ -8,34 +9,18 @@ import type { StatePaths } from '../paths.js';
 
 export const pidInfoSchema = z.looseObject({
   pid: z.number().int().positive(),
+  /** The process's start time in clock ticks since boot: a reused pid has another. */
+  start: z.number().int().nonnegative().nullable().optional(),
   startedAt: z.iso.datetime({ offset: true }),
   dir: z.string(),
+  /** How teammates' commands are confined, in words (see sandbox/sandbox.ts). */
+  sandbox: z.string().optional(),
 });
 export type PidInfo = z.infer<typeof pidInfoSchema>;
 
-/**
- * Whether a pid names a live process on this host (pids are host-scoped by design). A zombie
- * (exited, not yet reaped by its parent) is not alive.
- */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return isNodeError(error, 'EPERM');
-  }
-  return !isZombie(pid);
-}
+export { isAlive };
 
-function isZombie(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** The running daemon of this state folder, or null (no pid file, unreadable, or its process is gone). */
+/** The running daemon of this state folder, or null (no pid file, unreadable, its process gone, or not a teamd daemon for this folder). */
 export function readLiveDaemon(paths: StatePaths): PidInfo | null {
   let raw: string;
   try {
@@ -45,10 +30,22 @@ export function readLiveDaemon(paths: StatePaths): PidInfo | null {
   }
   try {
     const parsed = pidInfoSchema.safeParse(JSON.parse(raw));
-    return parsed.success && isAlive(parsed.data.pid) ? parsed.data : null;
+    return parsed.success && isDaemonOf(parsed.data, paths.root) ? parsed.data : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * A pid file is believed only if the process behind it is the daemon that wrote it: alive,
+ * started when the file says (a pid reused by an unrelated process has another start time),
+ * for this folder. A file without a start time (an older teamd) needs a teamd command line.
+ */
+function isDaemonOf(info: PidInfo, root: string): boolean {
+  if (info.dir !== root || !isAlive(info.pid)) return false;
+  if (info.pid === process.pid) return true;
+  if (typeof info.start === 'number') return processStartTime(info.pid) === info.start;
+  return (processArgv(info.pid) ?? []).some((arg) => arg.includes('teamd'));
 }
 
 /**
@@ -56,7 +53,7 @@ export function readLiveDaemon(paths: StatePaths): PidInfo | null {
  * file left by a daemon that was killed is removed. Held under a lock so two starting daemons
  * cannot both decide the old file is stale.
  */
-export async function acquirePidFile(paths: StatePaths, locker: FileLocker, logger: Logger, now: Date): Promise<PidInfo> {
+export async function acquirePidFile(paths: StatePaths, locker: FileLocker, logger: Logger, now: Date, sandbox?: string): Promise<PidInfo> {
   fs.mkdirSync(paths.runDir, { recursive: true, mode: 0o700 });
   return locker.withLock(`${paths.runDir}/daemon`, () => {
     const live = readLiveDaemon(paths);
@@ -69,7 +66,7 @@ export async function acquirePidFile(paths: StatePaths, locker: FileLocker, logg
       logger.warn({ file: paths.daemonPid }, 'removing the pid file of a daemon that is no longer running');
       fs.rmSync(paths.daemonPid, { force: true });
     }
-    const info: PidInfo = { pid: process.pid, startedAt: now.toISOString(), dir: paths.root };
+    const info: PidInfo = { pid: process.pid, start: processStartTime(process.pid), startedAt: now.toISOString(), dir: paths.root, ...(sandbox ? { sandbox } : {}) };
     writeFileAtomicSync(paths.daemonPid, `${JSON.stringify(info)}\n`);
     return info;
   });

@@ -47,7 +47,7 @@ export async function runDemo(hooks: DemoHooks, keep: boolean): Promise<DemoSumm
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'teamd-demo-'));
   const paths = statePaths(path.join(workspace, '.team'));
   fs.mkdirSync(paths.root);
-  fs.writeFileSync(paths.config, `${JSON.stringify({ members: [], settings: { model: 'offline', idleTimeoutMs: 0 } }, null, 2)}\n`);
+  fs.writeFileSync(paths.config, `${JSON.stringify({ members: [], settings: { model: 'offline', idleTimeoutMs: 0, sandbox: 'preferred' } }, null, 2)}\n`);
   const { logger, show } = hooks;
   const board = new Board({ paths, locker: new FileLocker({ logger }), logger });
   const ids = new Map<string, number>();

@@ -43,6 +43,13 @@ export const settingsSchema = z.looseObject({
   /** Model output limit per call, and the history size past which a conversation is compacted. */
   maxTokens: z.number().int().positive().default(8_192),
   compactThresholdTokens: z.number().int().positive().default(150_000),
+  /**
+   * How teammates' commands are confined: "required" (bubblewrap, or the daemon refuses to
+   * start), "preferred" (bubblewrap where installed, else unconfined with a loud warning), "off".
+   */
+  sandbox: z.enum(['required', 'preferred', 'off']).default('required'),
+  /** Environment variables commands never see, besides ANTHROPIC_*, CLAUDE_* and TEAMD_*. */
+  secretEnv: z.array(z.string().min(1).max(256)).max(256).default([]),
 });
 export type TeamSettings = z.infer<typeof settingsSchema>;
 

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { WORKER_OF_ENV } from './worker-env.js';
 
 /** Environment marker a teammate puts on every command it runs; inherited by all their children. */
 export const SPAWNED_BY_ENV = 'TEAMD_SPAWNED_BY';
@@ -13,6 +14,21 @@ export function spawnMarker(workerPid: number, stateDir: string): string {
  */
 export function killLeftovers(marker: string): number[] {
   const needle = `${SPAWNED_BY_ENV}=${marker}\0`;
+  return killMatching((environ) => environ.includes(needle));
+}
+
+/**
+ * Kills every process an earlier daemon of this state folder left: its teammates (a stopped
+ * one does not notice its daemon is gone) and every command they started. Run at start,
+ * before any task is resumed, so nothing runs twice side by side.
+ */
+export function killLeftoversOfStateDir(stateDir: string): number[] {
+  const worker = `${WORKER_OF_ENV}=${stateDir}\0`;
+  const command = new RegExp(`(?:^|\\0)${SPAWNED_BY_ENV}=\\d+@${escapeRegExp(stateDir)}\\0`);
+  return killMatching((environ) => environ.includes(worker) || command.test(environ));
+}
+
+function killMatching(matches: (environ: string) => boolean): number[] {
   const killed: number[] = [];
   let entries: string[];
   try {
@@ -30,7 +46,7 @@ export function killLeftovers(marker: string): number[] {
     } catch {
       continue;
     }
-    if (!`${environ}\0`.includes(needle)) continue;
+    if (!matches(`${environ}\0`)) continue;
     try {
       process.kill(pid, 'SIGKILL');
       killed.push(pid);
@@ -39,4 +55,8 @@ export function killLeftovers(marker: string): number[] {
     }
   }
   return killed;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

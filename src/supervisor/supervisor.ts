@@ -1,3 +1,4 @@
+import { workerEnvFor } from './worker-env.js';
 import type { ChildProcess } from 'node:child_process';
 import { TeamdError } from '../errors.js';
 import { LEAD, type Member, type MemberStatus } from '../roster/roster.js';
@@ -160,7 +161,7 @@ export class Supervisor {
     const child = forkMember({
       script: this.deps.workerScript,
       args: ['--dir', this.deps.paths.root, '--name', name],
-      env: this.deps.workerEnv,
+      env: workerEnvFor(this.deps.workerEnv, this.deps.roster.member(name)?.model ?? this.deps.defaultModel(), this.deps.paths.root),
       logger,
       onMessage: (message) => this.onMessage(name, slot, message),
       onExit: (code, signal) => {

@@ -12,7 +12,7 @@ import type { Logger } from '../logger.js';
 import type { ModelClient } from '../model/model-client.js';
 import { LEAD } from '../roster/roster.js';
 import { ALL_TOOLS, ToolRegistry } from '../tools/registry.js';
-import type { ToolContext } from '../tools/tool.js';
+import type { ShellLauncher, ToolContext } from '../tools/tool.js';
 import type { Doorbell } from '../watch/doorbell.js';
 import type { DaemonLink } from './daemon-link.js';
 import { waitForWork } from './idle-wait.js';
@@ -22,6 +22,7 @@ import { TaskOutcomes } from './task-outcomes.js';
 export interface TeammateDeps {
   readonly identity: Identity;
   readonly stateDir: string;
+  readonly shell: ShellLauncher;
   readonly logger: Logger;
   readonly board: Board;
   readonly mailbox: Mailbox;
@@ -248,6 +249,7 @@ export class TeammateRuntime {
       name: identity.name,
       workspace: identity.workspace,
       stateDir: this.deps.stateDir,
+      shell: this.deps.shell,
       board,
       mailbox,
       signal: this.stopper.signal,

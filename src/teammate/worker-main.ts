@@ -9,6 +9,9 @@ import { createAnthropicClient } from '../model/model-client.js';
 import { statePaths } from '../paths.js';
 import { readConfig } from '../roster/roster.js';
 import { Doorbell } from '../watch/doorbell.js';
+import { describeSandbox, detectSandbox, secretPlaces } from '../sandbox/sandbox.js';
+import { createShellLauncher } from '../sandbox/shell-launcher.js';
+import { SPAWNED_BY_ENV, spawnMarker } from '../supervisor/leftovers.js';
 import { processDaemonLink, type DaemonLink } from './daemon-link.js';
 import { SessionStore } from './session-store.js';
 import { TeammateRuntime, type RuntimeEnd } from './teammate-runtime.js';
@@ -45,9 +48,23 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
   const locker = new FileLocker({ logger });
   const bell = await Doorbell.open({ dirs: [paths.inboxDir, paths.tasksDir], logger });
   const workspace = path.dirname(paths.root);
+  const sandbox = detectSandbox();
+  if (sandbox.kind === 'none' && config.settings.sandbox === 'required') {
+    throw new TeamdError('USAGE', `commands cannot be sandboxed: ${sandbox.why}; or set "sandbox": "preferred" in the settings of ${paths.config}`);
+  }
+  if (sandbox.kind === 'none' || config.settings.sandbox === 'off') logger.warn({ sandbox: describeSandbox(sandbox, config.settings.sandbox) }, 'commands are NOT sandboxed');
+  const shell = createShellLauncher({
+    kind: sandbox,
+    mode: config.settings.sandbox,
+    layout: { workspace, hidden: [paths.root, ...secretPlaces(proc.env)] },
+    baseEnv: proc.env,
+    secretNames: config.settings.secretEnv,
+    marker: { name: SPAWNED_BY_ENV, value: spawnMarker(proc.pid, paths.root) },
+  });
   const runtime = new TeammateRuntime({
     identity: { name: args.name, role: member.role, team: path.basename(workspace), workspace, prompt: member.prompt, planRequired: member.plan === true },
     stateDir: paths.root,
+    shell,
     logger,
     board: new Board({ paths, locker, logger }),
     mailbox: new Mailbox({ paths, logger }),

@@ -1,12 +1,18 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
-import { SPAWNED_BY_ENV, spawnMarker } from '../supervisor/leftovers.js';
 import { defineTool } from './tool.js';
 
 const MAX_OUTPUT = 64 * 1024;
 const DEFAULT_TIMEOUT_MS = 120_000;
+/** After the command's process exits, how long its output pipes may stay open (held by a detached child) before they are cut. */
+const DRAIN_GRACE_MS = 500;
 
-/** Runs `bash -c` in the workspace, in its own process group so a timeout or shutdown kills all of it. */
+/**
+ * Runs `bash -c` in the workspace through the teammate's shell launcher (a bubblewrap sandbox
+ * where there is one), in its own process group so a timeout or a shutdown kills all of it.
+ * The result comes when the command's process exits: a detached child that keeps the output
+ * pipe open cannot hold the teammate past the timeout.
+ */
 export const bashTool = defineTool({
   name: 'bash',
   description: 'Run a shell command in the workspace (bash -c). Returns the exit code and the combined output (the last 64 KiB).',
@@ -17,8 +23,8 @@ export const bashTool = defineTool({
   mutating: true,
   run: (input, ctx) =>
     new Promise((resolve) => {
-      const env = { ...process.env, [SPAWNED_BY_ENV]: spawnMarker(process.pid, ctx.stateDir) };
-      const child = spawn('bash', ['-c', input.command], { cwd: ctx.workspace, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const launch = ctx.shell.launch(input.command);
+      const child = spawn(launch.file, [...launch.args], { cwd: ctx.workspace, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
       const collect = (chunk: Buffer): void => {
         output += chunk.toString('utf8');
@@ -28,7 +34,7 @@ export const bashTool = defineTool({
       child.stderr.on('data', collect);
       let ended: 'timeout' | 'shutdown' | null = null;
       const killGroup = (why: 'timeout' | 'shutdown'): void => {
-        ended = why;
+        ended ??= why;
         try {
           if (child.pid) process.kill(-child.pid, 'SIGKILL');
         } catch {
@@ -38,16 +44,42 @@ export const bashTool = defineTool({
       const timer = setTimeout(() => killGroup('timeout'), input.timeout_ms ?? DEFAULT_TIMEOUT_MS);
       const onAbort = (): void => killGroup('shutdown');
       ctx.signal.addEventListener('abort', onAbort, { once: true });
-      child.on('error', (error) => {
-        clearTimeout(timer);
-        resolve({ content: `could not run bash: ${error.message}`, isError: true });
-      });
-      child.on('close', (code, signal) => {
+      let settled = false;
+      const finish = (content: string, isError: boolean): void => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
         ctx.signal.removeEventListener('abort', onAbort);
+        resolve({ content, isError });
+      };
+      child.on('error', (error) => finish(`could not run bash: ${error.message}`, true));
+      child.on('exit', (code, signal) => {
+        // The group may still hold children that keep the pipes open: end them, then stop waiting for the pipes.
+        if (ended === null && !launch.confined) killStragglers(child.pid);
+        const drain = setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          report(code, signal);
+        }, DRAIN_GRACE_MS);
+        child.once('close', () => {
+          clearTimeout(drain);
+          report(code, signal);
+        });
+      });
+      const report = (code: number | null, signal: NodeJS.Signals | null): void => {
         const shown = output.length > MAX_OUTPUT ? `…(earlier output cut)\n${output.slice(-MAX_OUTPUT)}` : output;
         const status = ended === 'timeout' ? 'timed out and was killed' : ended === 'shutdown' ? 'killed: the teammate is shutting down' : signal ? `killed by ${signal}` : `exit code ${code}`;
-        resolve({ content: `${status}\n${shown}`, isError: code !== 0 || ended !== null || signal !== null });
-      });
+        finish(`${status}\n${shown}`, code !== 0 || ended !== null || signal !== null);
+      };
     }),
 });
+
+/** Kills what is left of a finished command's process group (background jobs it did not wait for). */
+function killStragglers(pid: number | undefined): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // the group is empty
+  }
+}

@@ -15,6 +15,8 @@ export interface ToolContext {
   readonly stateDir: string;
   readonly board: Board;
   readonly mailbox: Mailbox;
+  /** Turns a shell command into a process to spawn: sandboxed where possible, with an environment without secrets. */
+  readonly shell: ShellLauncher;
   /** Aborted on shutdown: long-running tools (bash) stop. */
   readonly signal: AbortSignal;
   /** The claim held on each task this teammate took in this conversation: the fencing token for its writes. */
@@ -24,6 +26,10 @@ export interface ToolContext {
     idle(): void;
     submitPlan(plan: string): string;
   };
+}
+
+export interface ShellLauncher {
+  launch(command: string): { readonly file: string; readonly args: readonly string[]; readonly env: NodeJS.ProcessEnv; readonly confined: boolean };
 }
 
 export interface Tool<I = unknown> {

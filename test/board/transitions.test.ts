@@ -17,6 +17,7 @@ function task(overrides: Partial<Task> = {}): Task {
     owner: null,
     blockedBy: [],
     claim: 0,
+    rev: 0,
     createdAt: T0,
     updatedAt: T0,
     claimedAt: null,

@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach } from 'vitest';
 
@@ -77,3 +78,19 @@ afterEach(() => {
   for (const child of children) child.kill('SIGKILL');
   children.clear();
 });
+
+/** Pids of live (non-zombie) processes whose environment contains `needle` (e.g. a teammate's command marker). */
+export function processesWithEnv(needle: string): number[] {
+  const found: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z') continue;
+      if (fs.readFileSync(`/proc/${entry}/environ`, 'latin1').includes(needle)) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}

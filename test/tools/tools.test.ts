@@ -5,6 +5,8 @@ import { ToolRegistry } from '../../src/tools/registry.js';
 import type { ToolContext } from '../../src/tools/tool.js';
 import { resolveInWorkspace } from '../../src/tools/workspace.js';
 import { globToRegExp } from '../../src/tools/search-tools.js';
+import { detectSandbox } from '../../src/sandbox/sandbox.js';
+import { createShellLauncher } from '../../src/sandbox/shell-launcher.js';
 import { openBoard } from '../helpers/board.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
@@ -15,6 +17,14 @@ function context(overrides: Partial<ToolContext> = {}): ToolContext {
     name: 'alice',
     workspace,
     stateDir: path.join(workspace, '.team'),
+    shell: createShellLauncher({
+      kind: detectSandbox(),
+      mode: 'required',
+      layout: { workspace, hidden: [path.join(workspace, '.team')] },
+      baseEnv: process.env,
+      secretNames: [],
+      marker: { name: 'TEAMD_SPAWNED_BY', value: 'test' },
+    }),
     board,
     mailbox: {} as ToolContext['mailbox'],
     signal: new AbortController().signal,

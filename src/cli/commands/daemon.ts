@@ -10,6 +10,7 @@ import { DEFAULT_WORKER_SCRIPT } from '../locations.js';
 import { printJson, type Io } from '../output.js';
 import { parseNonNegativeInt } from '../parsers.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
+import { isUnconfined } from './team.js';
 
 interface StartOptions extends CommonOptions {
   foreground?: boolean;
@@ -52,6 +53,7 @@ export function startCommand(io: Io): Command {
       const info = await startDetachedDaemon(io, paths, { model: options.model, idleTimeout: options.idleTimeout });
       if (options.json) printJson(io, info);
       else io.out(`teamd daemon running (pid ${info.pid}) for ${info.dir}\n`);
+      if (info.sandbox && isUnconfined(info.sandbox)) io.err(`WARNING: teammates' commands are NOT sandboxed: ${info.sandbox}\n`);
     });
 }
 

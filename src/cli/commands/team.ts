@@ -76,16 +76,26 @@ export function statusCommand(io: Io): Command {
       const daemon = readLiveDaemon(paths);
       const members = readConfig(paths.config).members.map(memberView);
       const tasks = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
-      for (const task of board.list().tasks) tasks[task.status]++;
+      const listing = board.list();
+      for (const task of listing.tasks) tasks[task.status]++;
+      const needsYou = listing.problems.map((problem) => `${problem.file}: ${problem.reason} (skipped by claims; fix it or move it out of the tasks folder)`);
+      if (daemon?.sandbox && isUnconfined(daemon.sandbox)) needsYou.push(`commands are not sandboxed: ${daemon.sandbox}`);
       if (options.json) {
-        printJson(io, { daemon: daemon ? { pid: daemon.pid, startedAt: daemon.startedAt, dir: daemon.dir } : null, members, tasks });
+        printJson(io, { daemon: daemon ? { pid: daemon.pid, startedAt: daemon.startedAt, dir: daemon.dir, sandbox: daemon.sandbox ?? null } : null, members, tasks, needsYou });
         return;
       }
       io.out(daemon ? `daemon: running, pid ${daemon.pid}, since ${daemon.startedAt}\n` : `daemon: not running (start it: teamd start --dir ${paths.root})\n`);
+      if (daemon?.sandbox) io.out(`sandbox: ${daemon.sandbox}\n`);
       io.out(`state:  ${paths.root}\n\n${formatMembers(members)}\n`);
       io.out(`tasks:  ${TASK_STATUSES.map((s) => `${tasks[s]} ${s}`).join(', ')}\n`);
+      if (needsYou.length > 0) io.out(`\nneeds you:\n${needsYou.map((line) => `  - ${line}\n`).join('')}`);
     },
   );
+}
+
+/** The sandbox description of a daemon whose teammates' commands run unconfined (see sandbox/sandbox.ts). */
+export function isUnconfined(sandbox: string): boolean {
+  return sandbox.startsWith('NONE') || sandbox.startsWith('OFF');
 }
 
 export function teamCommand(io: Io): Command {

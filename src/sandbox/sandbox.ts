@@ -1,0 +1,73 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** What the team's settings ask for: bubblewrap or refuse; bubblewrap if installed; never. */
+export type SandboxMode = 'required' | 'preferred' | 'off';
+
+/** How commands are confined on this machine, decided once per process. */
+export type SandboxKind = { readonly kind: 'bwrap'; readonly bin: string; readonly version: string } | { readonly kind: 'none'; readonly why: string };
+
+export interface SandboxLayout {
+  /** Read-write for commands. */
+  readonly workspace: string;
+  /** Replaced by an empty read-only folder: the state folder, and any other secret place (e.g. ~/.config/teamd). */
+  readonly hidden: readonly string[];
+}
+
+/** A command as spawn() takes it. */
+export interface WrappedCommand {
+  readonly file: string;
+  readonly args: readonly string[];
+  /** True when the command's whole process tree ends with the teammate (PID namespace + --die-with-parent). */
+  readonly confined: boolean;
+}
+
+const BWRAP_CANDIDATES = ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'];
+
+/** Finds bubblewrap and checks that it can actually make a sandbox here (user namespaces may be off). */
+export function detectSandbox(candidates: readonly string[] = BWRAP_CANDIDATES): SandboxKind {
+  const bin = candidates.find((candidate) => fs.existsSync(candidate));
+  if (!bin) return { kind: 'none', why: 'bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap' };
+  try {
+    const version = execFileSync(bin, ['--version'], { encoding: 'utf8', timeout: 5_000 }).trim();
+    execFileSync(bin, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--die-with-parent', '--', 'true'], {
+      timeout: 5_000,
+      stdio: 'ignore',
+    });
+    return { kind: 'bwrap', bin, version };
+  } catch (error) {
+    return { kind: 'none', why: `bubblewrap at ${bin} cannot create a sandbox here (${(error as Error).message.split('\n')[0]})` };
+  }
+}
+
+/** One line for logs, `teamd status` and the start banner. */
+export function describeSandbox(kind: SandboxKind, mode: SandboxMode): string {
+  if (mode === 'off') return 'OFF (settings.sandbox is "off"): commands run unconfined, with the state folder in reach';
+  if (kind.kind === 'bwrap') return `${kind.version}: workspace read-write, rest read-only, state folder hidden, PID namespace`;
+  return `NONE (${kind.why}): commands run unconfined, with the state folder in reach`;
+}
+
+/**
+ * Wraps `bash -c command` in bubblewrap: the whole filesystem read-only, the workspace
+ * read-write, a private /tmp, the hidden folders replaced by empty read-only ones, and a PID
+ * namespace whose init is bwrap itself, killed with the teammate (--die-with-parent) — so
+ * every process the command starts, detached or not, ends with it.
+ */
+export function wrapCommand(kind: SandboxKind, mode: SandboxMode, command: string, layout: SandboxLayout): WrappedCommand {
+  if (kind.kind !== 'bwrap' || mode === 'off') return { file: 'bash', args: ['-c', command], confined: false };
+  const args = ['--die-with-parent', '--unshare-pid', '--new-session', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  args.push('--bind', layout.workspace, layout.workspace);
+  for (const dir of layout.hidden) {
+    if (!fs.existsSync(dir)) continue;
+    args.push('--tmpfs', dir, '--remount-ro', dir);
+  }
+  args.push('--chdir', layout.workspace, '--', 'bash', '-c', command);
+  return { file: kind.bin, args, confined: true };
+}
+
+/** Places a teammate's commands must never see, besides the state folder. */
+export function secretPlaces(env: NodeJS.ProcessEnv): string[] {
+  const home = env.HOME;
+  return home ? [path.join(home, '.config', 'teamd')] : [];
+}

@@ -1,0 +1,16 @@
+/** Marks a teammate process with its state folder, so a later daemon can find one a crashed daemon left. */
+export const WORKER_OF_ENV = 'TEAMD_WORKER_OF';
+
+/**
+ * A teammate's environment: the daemon's, marked with the state folder. An offline teammate
+ * gets no Anthropic credentials at all: it has no use for them, so nothing it runs can leak them.
+ */
+export function workerEnvFor(base: NodeJS.ProcessEnv, model: string, stateDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(base)) {
+    if (model === 'offline' && name.startsWith('ANTHROPIC_')) continue;
+    env[name] = value;
+  }
+  env[WORKER_OF_ENV] = stateDir;
+  return env;
+}
