@@ -18,6 +18,8 @@ export interface StatePaths {
   readonly runDir: string;
   readonly daemonPid: string;
   readonly daemonSocket: string;
+  /** Signs protocol messages that grant something (inbox/protocol-key.ts). */
+  readonly protocolKey: string;
   taskFile(id: number): string;
   revisionToken(id: number, rev: number): string;
   inboxFile(name: string): string;
@@ -57,6 +59,7 @@ export function statePaths(stateDir: string): StatePaths {
     runDir,
     daemonPid: path.join(runDir, 'daemon.pid'),
     daemonSocket: path.join(runDir, 'daemon.sock'),
+    protocolKey: path.join(runDir, 'protocol.key'),
     // Hot on the claim path: ids are integers, so plain concatenation gives what path.join would.
     taskFile: (id) => `${tasksDir}${path.sep}task_${id}.json`,
     revisionToken: (id, rev) => `${tasksDir}${path.sep}.revs${path.sep}${id}.${rev}`,

@@ -3,6 +3,7 @@ import { TeamdError } from '../errors.js';
 import { appendRecordSync } from '../fs/append-record.js';
 import type { Logger } from '../logger.js';
 import { parseName } from '../names.js';
+import { GRANT_TYPES, ProtocolKey } from './protocol-key.js';
 import type { StatePaths } from '../paths.js';
 import { LEAD, memberNames, readConfig } from '../roster/roster.js';
 import {
@@ -42,9 +43,11 @@ export class Mailbox {
   private readonly logger: Logger;
   private readonly now: () => Date;
   private readonly durable: boolean;
+  private readonly key: ProtocolKey;
 
   constructor(deps: MailboxDeps) {
     this.paths = deps.paths;
+    this.key = new ProtocolKey(deps.paths.protocolKey);
     this.logger = deps.logger;
     this.now = deps.now ?? (() => new Date());
     this.durable = deps.durable ?? true;
@@ -98,7 +101,9 @@ export class Mailbox {
       ...(isProtocol(type) ? { requestId: outgoing.requestId ?? newMessageId() } : {}),
       ...(outgoing.approve === undefined ? {} : { approve: outgoing.approve }),
     };
-    const parsed = messageSchema.safeParse(raw);
+    // Only the person's and the daemon's runtimes send as the lead: their grants carry the signature teammates check.
+    const signed = from === LEAD && GRANT_TYPES.includes(type) ? { ...raw, sig: this.key.sign(raw) } : raw;
+    const parsed = messageSchema.safeParse(signed);
     if (!parsed.success) {
       throw new TeamdError('INVALID_INPUT', `invalid message: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
     }

@@ -23,6 +23,8 @@ export interface TeammateDeps {
   readonly identity: Identity;
   readonly stateDir: string;
   readonly shell: ShellLauncher;
+  /** Whether a grant-type message carries the person's or the daemon's signature (inbox/protocol-key.ts). */
+  readonly verifyGrant: (message: Message) => boolean;
   readonly logger: Logger;
   readonly board: Board;
   readonly mailbox: Mailbox;
@@ -80,7 +82,7 @@ export class TeammateRuntime {
     let idleSince = Date.now();
     while (!this.stopper.signal.aborted) {
       const batch = consumer.read();
-      const shutdown = batch.messages.find((m) => m.type === 'shutdown_request');
+      const shutdown = batch.messages.find((m) => m.type === 'shutdown_request' && this.granted(m));
       if (shutdown) {
         this.remember(batch.messages);
         consumer.commit(batch);
@@ -140,18 +142,27 @@ export class TeammateRuntime {
     this.currentTask = task;
   }
 
+  /** A grant (plan answer, shutdown request) signed by the person or the daemon; anything else is logged and ignored. */
+  private granted(message: Message): boolean {
+    if (this.deps.verifyGrant(message)) return true;
+    this.deps.logger.warn({ messageId: message.id, type: message.type, from: message.from }, 'ignored an unsigned or forged protocol message');
+    return false;
+  }
+
   /** Puts messages into the conversation; plan answers change what the teammate may do. */
   private inject(messages: readonly Message[]): boolean {
     const { session, identity } = this.deps;
     const blocks: { type: 'text'; text: string }[] = [];
     for (const message of messages) {
       if (message.type === 'plan_approval_response') {
-        if (message.from !== LEAD || !message.requestId || !session.planRequests.includes(message.requestId)) {
+        if (message.from !== LEAD || !message.requestId || !session.planRequests.includes(message.requestId) || !this.granted(message)) {
           this.deps.logger.warn({ messageId: message.id, from: message.from }, 'ignored a plan answer that answers no request of ours');
           continue;
         }
         session.planApproved = message.approve === true;
         blocks.push({ type: 'text', text: planDirective(message.approve === true, message.content) });
+      } else if (message.type === 'shutdown_request') {
+        continue; // a signed one ends the loop before injection; this one was forged (already logged)
       } else if (message.from !== identity.name) {
         blocks.push({ type: 'text', text: messageDirective(message) });
       }

@@ -4,6 +4,7 @@ import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
 import { InboxConsumer } from '../inbox/consumer.js';
 import { Mailbox } from '../inbox/mailbox.js';
+import { ProtocolKey } from '../inbox/protocol-key.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createAnthropicClient } from '../model/model-client.js';
 import { statePaths } from '../paths.js';
@@ -53,6 +54,7 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
     throw new TeamdError('USAGE', `commands cannot be sandboxed: ${sandbox.why}; or set "sandbox": "preferred" in the settings of ${paths.config}`);
   }
   if (sandbox.kind === 'none' || config.settings.sandbox === 'off') logger.warn({ sandbox: describeSandbox(sandbox, config.settings.sandbox) }, 'commands are NOT sandboxed');
+  const protocolKey = new ProtocolKey(paths.protocolKey);
   const shell = createShellLauncher({
     kind: sandbox,
     mode: config.settings.sandbox,
@@ -65,6 +67,7 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
     identity: { name: args.name, role: member.role, team: path.basename(workspace), workspace, prompt: member.prompt, planRequired: member.plan === true },
     stateDir: paths.root,
     shell,
+    verifyGrant: (message) => protocolKey.verify(message),
     logger,
     board: new Board({ paths, locker, logger }),
     mailbox: new Mailbox({ paths, logger }),

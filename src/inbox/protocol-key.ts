@@ -1,0 +1,74 @@
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { isNodeError, TeamdError } from '../errors.js';
+import type { Message, MessageType } from './message.js';
+
+/** Messages that grant something: honoured only with the person's or the daemon's signature. */
+export const GRANT_TYPES: readonly MessageType[] = ['plan_approval_response', 'shutdown_request'];
+
+/**
+ * The secret that proves a protocol message came from the person (the CLI) or the daemon: an
+ * HMAC-SHA256 over the message's fields with a key kept in the state folder (0600), which a
+ * teammate's sandboxed commands cannot see. A line a command appended to an inbox carries no
+ * valid signature, so it grants nothing. Without a sandbox the key is within a command's reach:
+ * then this only stops accidents (documented in docs/trust-model.md).
+ */
+export class ProtocolKey {
+  private key: Buffer | null = null;
+
+  constructor(private readonly file: string) {}
+
+  sign(message: Pick<Message, 'id' | 'type' | 'from' | 'to' | 'content' | 'requestId' | 'approve'>): string {
+    return createHmac('sha256', this.load()).update(canonical(message)).digest('hex');
+  }
+
+  verify(message: Message): boolean {
+    const sig = (message as { sig?: unknown }).sig;
+    if (typeof sig !== 'string' || !/^[0-9a-f]{64}$/.test(sig)) return false;
+    let expected: string;
+    try {
+      expected = this.sign(message);
+    } catch {
+      return false;
+    }
+    return timingSafeEqual(Buffer.from(sig, 'hex'), Buffer.from(expected, 'hex'));
+  }
+
+  /** Reads the key, creating it once (whole, by an exclusive link, so two first users agree on one key). */
+  private load(): Buffer {
+    if (this.key) return this.key;
+    try {
+      this.key = this.read();
+      return this.key;
+    } catch (error) {
+      if (!isNodeError(error, 'ENOENT')) throw keyError(this.file, error);
+    }
+    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const temp = `${this.file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
+    fs.writeFileSync(temp, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+    try {
+      fs.linkSync(temp, this.file);
+    } catch (error) {
+      if (!isNodeError(error, 'EEXIST')) throw keyError(this.file, error);
+    } finally {
+      fs.rmSync(temp, { force: true });
+    }
+    this.key = this.read();
+    return this.key;
+  }
+
+  private read(): Buffer {
+    const hex = fs.readFileSync(this.file, 'utf8').trim();
+    if (!/^[0-9a-f]{64}$/.test(hex)) throw new TeamdError('IO', `${this.file} is not a teamd protocol key (64 hex digits); remove it and restart the daemon`);
+    return Buffer.from(hex, 'hex');
+  }
+}
+
+function canonical(message: Pick<Message, 'id' | 'type' | 'from' | 'to' | 'content' | 'requestId' | 'approve'>): string {
+  return JSON.stringify([message.id, message.type, message.from, message.to, message.requestId ?? null, message.approve ?? null, message.content]);
+}
+
+function keyError(file: string, error: unknown): TeamdError {
+  return new TeamdError('IO', `cannot read or create the protocol key ${file}: ${(error as Error).message}`, { cause: error });
+}
