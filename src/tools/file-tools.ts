@@ -1,33 +1,33 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomicSync } from '../fs/atomic-write.js';
-import { defineTool, toolError } from './tool.js';
-import { resolveInWorkspace } from './workspace.js';
+import { defineTool, toolError, type ToolContext, type ToolResult } from './tool.js';
+import { WorkspaceFs, WorkspacePathError } from './workspace-fs.js';
 
 const MAX_READ = 256 * 1024;
 
+/** The workspace as the file tools see it: the state folder off limits, whatever its name. */
+export function workspaceFs(ctx: Pick<ToolContext, 'workspace' | 'stateDir'>): WorkspaceFs {
+  return new WorkspaceFs(ctx.workspace, [ctx.stateDir]);
+}
+
+/** A refused path or a failed read/write, as the model should see it. */
+function failure(action: string, requested: string, error: unknown): ToolResult {
+  if (error instanceof WorkspacePathError) return toolError(error.message);
+  return toolError(`cannot ${action} ${requested}: ${(error as Error).message}`);
+}
+
 export const readFileTool = defineTool({
   name: 'read_file',
-  description: 'Read a text file in the workspace (up to 256 KiB from an optional byte offset).',
+  description: 'Read a text file in the workspace (up to 256 KiB from an optional byte offset). Symlinks are not followed.',
   input: z.object({ path: z.string().min(1), offset: z.number().int().nonnegative().optional() }),
   mutating: false,
   run: async (input, ctx) => {
-    const resolved = resolveInWorkspace(ctx.workspace, input.path);
-    if ('error' in resolved) return toolError(resolved.error);
+    const offset = input.offset ?? 0;
     try {
-      const fd = fs.openSync(resolved.path, 'r');
-      try {
-        const size = fs.fstatSync(fd).size;
-        const buffer = Buffer.alloc(Math.min(MAX_READ, Math.max(0, size - (input.offset ?? 0))));
-        const length = fs.readSync(fd, buffer, 0, buffer.length, input.offset ?? 0);
-        const more = (input.offset ?? 0) + length < size ? `\n…(${size - (input.offset ?? 0) - length} more bytes: read again with offset ${(input.offset ?? 0) + length})` : '';
-        return { content: buffer.subarray(0, length).toString('utf8') + more };
-      } finally {
-        fs.closeSync(fd);
-      }
+      const { text, size, length } = workspaceFs(ctx).read(input.path, offset, MAX_READ);
+      const more = offset + length < size ? `\n…(${size - offset - length} more bytes: read again with offset ${offset + length})` : '';
+      return { content: text + more };
     } catch (error) {
-      return toolError(`cannot read ${input.path}: ${(error as Error).message}`);
+      return failure('read', input.path, error);
     }
   },
 });
@@ -38,14 +38,11 @@ export const writeFileTool = defineTool({
   input: z.object({ path: z.string().min(1), content: z.string().max(4 * 1024 * 1024) }),
   mutating: true,
   run: async (input, ctx) => {
-    const resolved = resolveInWorkspace(ctx.workspace, input.path);
-    if ('error' in resolved) return toolError(resolved.error);
     try {
-      fs.mkdirSync(path.dirname(resolved.path), { recursive: true });
-      writeFileAtomicSync(resolved.path, input.content);
+      workspaceFs(ctx).writeAtomic(input.path, input.content);
       return { content: `wrote ${Buffer.byteLength(input.content)} bytes to ${input.path}` };
     } catch (error) {
-      return toolError(`cannot write ${input.path}: ${(error as Error).message}`);
+      return failure('write', input.path, error);
     }
   },
 });
@@ -56,18 +53,21 @@ export const editFileTool = defineTool({
   input: z.object({ path: z.string().min(1), old_text: z.string().min(1), new_text: z.string() }),
   mutating: true,
   run: async (input, ctx) => {
-    const resolved = resolveInWorkspace(ctx.workspace, input.path);
-    if ('error' in resolved) return toolError(resolved.error);
+    const files = workspaceFs(ctx);
     let text: string;
     try {
-      text = fs.readFileSync(resolved.path, 'utf8');
+      text = files.read(input.path).text;
     } catch (error) {
-      return toolError(`cannot read ${input.path}: ${(error as Error).message}`);
+      return failure('read', input.path, error);
     }
     const first = text.indexOf(input.old_text);
     if (first === -1) return toolError(`old_text was not found in ${input.path}; read the file and copy the text exactly`);
     if (text.indexOf(input.old_text, first + 1) !== -1) return toolError(`old_text occurs more than once in ${input.path}; include more context to make it unique`);
-    writeFileAtomicSync(resolved.path, text.slice(0, first) + input.new_text + text.slice(first + input.old_text.length));
+    try {
+      files.writeAtomic(input.path, text.slice(0, first) + input.new_text + text.slice(first + input.old_text.length));
+    } catch (error) {
+      return failure('write', input.path, error);
+    }
     return { content: `edited ${input.path}` };
   },
 });

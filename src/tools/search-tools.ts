@@ -1,14 +1,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { workspaceFs } from './file-tools.js';
 import { defineTool, toolError } from './tool.js';
-import { resolveInWorkspace } from './workspace.js';
+import { searchLines, type SearchFile } from './regex-search.js';
+import type { WorkspaceFs } from './workspace-fs.js';
 
 const SKIP = new Set(['node_modules', '.git', '.team']);
 const MAX_RESULTS = 500;
+/** What grep reads at most: bigger files are skipped, and the search stops at the total. */
+const MAX_FILE_BYTES = 4 * 1024 * 1024;
+const MAX_TOTAL_BYTES = 64 * 1024 * 1024;
+/** A pattern still matching after this long is stopped (its worker thread is terminated). */
+const GREP_TIMEOUT_MS = 5_000;
 
-/** Files under a folder, relative to the workspace, skipping node_modules, .git and .team. */
-function* walk(root: string, dir: string): Generator<string> {
+/**
+ * Files under a folder, relative to the workspace, skipping node_modules, .git, symlinks and the
+ * state folder (by identity, whatever its name). Listing only: every read goes through
+ * WorkspaceFs, which refuses a symlink swapped in after this walk saw a folder.
+ */
+function* walk(files: WorkspaceFs, dir: string): Generator<string> {
   let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(dir, { withFileTypes: true });
@@ -18,8 +29,10 @@ function* walk(root: string, dir: string): Generator<string> {
   for (const entry of entries) {
     if (SKIP.has(entry.name)) continue;
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) yield* walk(root, full);
-    else if (entry.isFile()) yield path.relative(root, full);
+    if (entry.isDirectory()) {
+      const stat = fs.lstatSync(full, { throwIfNoEntry: false });
+      if (stat?.isDirectory() && !files.isOffLimits(stat)) yield* walk(files, full);
+    } else if (entry.isFile()) yield path.relative(files.root, full);
   }
 }
 
@@ -45,9 +58,9 @@ export const globTool = defineTool({
   mutating: false,
   run: async (input, ctx) => {
     const regex = globToRegExp(input.pattern);
-    const root = fs.realpathSync(ctx.workspace);
+    const files = workspaceFs(ctx);
     const matches: string[] = [];
-    for (const file of walk(root, root)) {
+    for (const file of walk(files, files.root)) {
       if (regex.test(file)) matches.push(file);
       if (matches.length >= MAX_RESULTS) break;
     }
@@ -61,31 +74,46 @@ export const grepTool = defineTool({
   input: z.object({ pattern: z.string().min(1).max(1000), path: z.string().optional(), glob: z.string().optional() }),
   mutating: false,
   run: async (input, ctx) => {
-    let regex: RegExp;
     try {
-      regex = new RegExp(input.pattern);
+      new RegExp(input.pattern);
     } catch (error) {
       return toolError(`invalid regular expression: ${(error as Error).message}`);
     }
-    const resolved = resolveInWorkspace(ctx.workspace, input.path ?? '.');
-    if ('error' in resolved) return toolError(resolved.error);
-    const root = fs.realpathSync(ctx.workspace);
+    const files = workspaceFs(ctx);
+    let start: string;
+    try {
+      const parts = files.parts(input.path ?? '.');
+      start = path.join(files.root, ...parts);
+    } catch (error) {
+      return toolError((error as Error).message);
+    }
     const filter = input.glob ? globToRegExp(input.glob) : null;
-    const files = fs.statSync(resolved.path).isDirectory() ? [...walk(root, resolved.path)] : [path.relative(root, resolved.path)];
-    const hits: string[] = [];
-    for (const file of files) {
+    const startStat = fs.lstatSync(start, { throwIfNoEntry: false });
+    if (!startStat) return toolError(`${input.path}: no such file or folder`);
+    if (startStat.isDirectory() && files.isOffLimits(startStat)) return toolError("the team's state folder is not for file tools: use the task and message tools");
+    const names = startStat.isDirectory() ? [...walk(files, start)] : [path.relative(files.root, start)];
+    const texts: SearchFile[] = [];
+    let total = 0;
+    for (const file of names) {
       if (filter && !filter.test(file)) continue;
-      let text: string;
       try {
-        text = fs.readFileSync(path.join(root, file), 'utf8');
+        const { text, size } = files.read(file, 0, MAX_FILE_BYTES);
+        if (size > MAX_FILE_BYTES) continue;
+        total += size;
+        texts.push({ file, text });
       } catch {
         continue;
       }
-      text.split('\n').forEach((line, index) => {
-        if (hits.length < MAX_RESULTS && regex.test(line)) hits.push(`${file}:${index + 1}: ${line.slice(0, 300)}`);
-      });
-      if (hits.length >= MAX_RESULTS) break;
+      if (total >= MAX_TOTAL_BYTES) break;
     }
-    return { content: hits.length ? hits.join('\n') : 'no matches' };
+    const outcome = await searchLines(input.pattern, texts, MAX_RESULTS, GREP_TIMEOUT_MS);
+    switch (outcome.kind) {
+      case 'hits':
+        return { content: outcome.hits.length ? outcome.hits.join('\n') : 'no matches' };
+      case 'timeout':
+        return toolError(`the pattern ${JSON.stringify(input.pattern)} took longer than ${GREP_TIMEOUT_MS} ms (nested quantifiers backtrack): simplify it`);
+      case 'error':
+        return toolError(`grep failed: ${outcome.message}`);
+    }
   },
 });

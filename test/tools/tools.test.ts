@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { ToolContext } from '../../src/tools/tool.js';
-import { resolveInWorkspace } from '../../src/tools/workspace.js';
+import { startFixture, waitForLine } from '../helpers/processes.js';
 import { globToRegExp } from '../../src/tools/search-tools.js';
 import { detectSandbox } from '../../src/sandbox/sandbox.js';
 import { createShellLauncher } from '../../src/sandbox/shell-launcher.js';
@@ -35,15 +35,59 @@ function context(overrides: Partial<ToolContext> = {}): ToolContext {
 }
 
 describe('tools', () => {
-  it('confine paths to the workspace: no ../, no absolute paths outside, no symlink escapes, no .team', () => {
+  it('confine paths to the workspace: no ../, no absolute paths outside, no symlinks, no state folder whatever its name', async () => {
     const ws = makeTempDir('teamd-ws-');
-    fs.mkdirSync(path.join(ws, '.team'));
+    const stateDir = path.join(ws, 'state');
+    const { board } = openBoard(stateDir);
+    await board.add({ subject: 'a' });
     fs.symlinkSync('/etc', path.join(ws, 'etc-link'));
-    expect(resolveInWorkspace(ws, 'src/a.ts')).toEqual({ path: path.join(fs.realpathSync(ws), 'src/a.ts') });
-    expect(resolveInWorkspace(ws, '../outside')).toMatchObject({ error: expect.stringContaining('outside the workspace') });
-    expect(resolveInWorkspace(ws, '/etc/passwd')).toMatchObject({ error: expect.stringContaining('outside the workspace') });
-    expect(resolveInWorkspace(ws, 'etc-link/passwd')).toMatchObject({ error: expect.stringContaining('symlink') });
-    expect(resolveInWorkspace(ws, '.team/tasks/task_1.json')).toMatchObject({ error: expect.stringContaining('.team') });
+    fs.symlinkSync(stateDir, path.join(ws, 'state-link'));
+    const ctx = context({ workspace: ws, stateDir, board });
+    const tools = new ToolRegistry();
+    const refused = async (tool: string, input: Record<string, unknown>, why: string): Promise<void> => {
+      expect(await tools.run(tool, input, ctx)).toMatchObject({ isError: true, content: expect.stringContaining(why) });
+    };
+    await refused('read_file', { path: '../outside' }, 'outside the workspace');
+    await refused('read_file', { path: '/etc/passwd' }, 'outside the workspace');
+    await refused('read_file', { path: 'etc-link/passwd' }, 'symlink');
+    await refused('write_file', { path: 'etc-link/x', content: 'x' }, 'symlink');
+    await refused('write_file', { path: 'state/tasks/task_1.json', content: '{}' }, 'state folder');
+    await refused('write_file', { path: 'state-link/tasks/task_1.json', content: '{}' }, 'symlink');
+    await refused('edit_file', { path: 'state/tasks/task_1.json', old_text: 'pending', new_text: 'completed' }, 'state folder');
+    await refused('grep', { pattern: 'pending', path: 'state' }, 'state folder');
+    expect((await tools.run('grep', { pattern: 'pending' }, ctx)).content).toBe('no matches');
+    expect(board.get(1).status).toBe('pending');
+  });
+
+  it('a folder swapped for a symlink while writes run never lets a write land outside the workspace', async () => {
+    const ws = makeTempDir('teamd-ws-');
+    const outside = makeTempDir('teamd-outside-');
+    const ctx = context({ workspace: ws, stateDir: path.join(ws, '.team') });
+    const tools = new ToolRegistry();
+    const dir = path.join(ws, 'd');
+    fs.mkdirSync(dir);
+    // Another process flips d between a real folder and a symlink to the outside, as fast as it can.
+    const flipper = startFixture('dir-flipper.mjs', [dir, outside]);
+    await waitForLine(flipper, /^flipping$/);
+    let written = 0;
+    for (let i = 0; i < 2_000; i++) {
+      const result = await tools.run('write_file', { path: 'd/f.txt', content: `${i}` }, ctx);
+      if (!result.isError) written++;
+    }
+    flipper.kill('SIGKILL');
+    expect(written).toBeGreaterThan(0);
+    expect(fs.readdirSync(outside)).toEqual([]);
+  });
+
+  it('grep with a pattern that backtracks catastrophically is stopped and reported, and the teammate stays responsive', async () => {
+    const ctx = context();
+    fs.writeFileSync(path.join(ctx.workspace, 'a.txt'), `${'a'.repeat(40)}!\n`);
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 10);
+    const result = await new ToolRegistry().run('grep', { pattern: '^(a+)+$' }, ctx);
+    clearInterval(ticker);
+    expect(result).toMatchObject({ isError: true, content: expect.stringContaining('simplify it') });
+    expect(ticks).toBeGreaterThan(10);
   });
 
   it('write, read and edit files; edit needs one exact match', async () => {

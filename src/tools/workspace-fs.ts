@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_WRONLY, O_CREAT, O_EXCL } = fs.constants;
+
+/** A path the file tools refuse, with the reason to show the model. */
+export class WorkspacePathError extends Error {
+  override readonly name = 'WorkspacePathError';
+}
+
+interface DirId {
+  readonly dev: number;
+  readonly ino: number;
+}
+
+/**
+ * File access confined to the workspace without check-then-use. A path is walked one
+ * component at a time from an open handle on the workspace, each component opened with
+ * O_NOFOLLOW relative to the folder handle before it (through /proc/self/fd/<fd>/<name>,
+ * Node's stand-in for openat): a symlink swapped in at any point after a check cannot
+ * redirect the open, because nothing is ever looked up by its full path again. Folders that
+ * are off limits (the state folder, whatever its name) are recognised by identity (device and
+ * inode), so a rename or a second path to them does not help either. Linux only (/proc).
+ */
+export class WorkspaceFs {
+  readonly root: string;
+
+  constructor(
+    workspace: string,
+    private readonly offLimits: readonly string[],
+  ) {
+    this.root = fs.realpathSync(workspace);
+  }
+
+  /** The text of a file, or part of it. */
+  read(requested: string, offset = 0, max = Number.MAX_SAFE_INTEGER): { text: string; size: number; length: number } {
+    const fd = this.open(requested, O_RDONLY, false);
+    try {
+      const size = fs.fstatSync(fd).size;
+      const buffer = Buffer.alloc(Math.max(0, Math.min(max, size - offset)));
+      const length = buffer.length > 0 ? fs.readSync(fd, buffer, 0, buffer.length, offset) : 0;
+      return { text: buffer.subarray(0, length).toString('utf8'), size, length };
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** Replaces a file whole (temp file + rename in the same folder handle), creating its folders. */
+  writeAtomic(requested: string, content: string): void {
+    const { dirFd, name } = this.walk(requested, true);
+    try {
+      const dir = `/proc/self/fd/${dirFd}`;
+      const temp = `.${name}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
+      const fd = fs.openSync(`${dir}/${temp}`, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
+      try {
+        fs.writeSync(fd, content);
+        fs.fsyncSync(fd);
+      } catch (error) {
+        fs.closeSync(fd);
+        fs.rmSync(`${dir}/${temp}`, { force: true });
+        throw error;
+      }
+      fs.closeSync(fd);
+      try {
+        // rename replaces a symlink at the target itself; it never writes through one.
+        fs.renameSync(`${dir}/${temp}`, `${dir}/${name}`);
+      } catch (error) {
+        fs.rmSync(`${dir}/${temp}`, { force: true });
+        throw error;
+      }
+      fs.fsyncSync(dirFd);
+    } finally {
+      fs.closeSync(dirFd);
+    }
+  }
+
+  /** Whether a folder met while walking the workspace is off limits (compared by identity). */
+  isOffLimits(stat: { dev: number; ino: number }): boolean {
+    return this.offLimitIds().some((id) => id.dev === stat.dev && id.ino === stat.ino);
+  }
+
+  /** The workspace-relative parts of a requested path; refuses paths that leave the workspace. */
+  parts(requested: string): string[] {
+    if (requested.includes('\0')) throw new WorkspacePathError(`path ${JSON.stringify(requested)} contains a NUL byte`);
+    const absolute = path.resolve(this.root, requested);
+    const relative = path.relative(this.root, absolute);
+    if (relative.startsWith('..') || path.isAbsolute(relative)) throw new WorkspacePathError(`path ${JSON.stringify(requested)} is outside the workspace ${this.root}`);
+    return relative === '' ? [] : relative.split(path.sep);
+  }
+
+  private open(requested: string, flags: number, create: boolean): number {
+    const { dirFd, name } = this.walk(requested, create);
+    try {
+      return fs.openSync(`/proc/self/fd/${dirFd}/${name}`, flags | O_NOFOLLOW);
+    } catch (error) {
+      throw describe(error, requested);
+    } finally {
+      fs.closeSync(dirFd);
+    }
+  }
+
+  /** Opens the folder that holds the requested file, component by component, never following a symlink. */
+  private walk(requested: string, create: boolean): { dirFd: number; name: string } {
+    const parts = this.parts(requested);
+    const name = parts.pop();
+    if (name === undefined) throw new WorkspacePathError(`path ${JSON.stringify(requested)} is the workspace folder itself, not a file`);
+    let dirFd = fs.openSync(this.root, O_RDONLY | O_DIRECTORY);
+    try {
+      this.refuseOffLimits(dirFd, requested);
+      for (const part of parts) {
+        const next = `/proc/self/fd/${dirFd}/${part}`;
+        if (create) {
+          try {
+            fs.mkdirSync(next, { mode: 0o755 });
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw describe(error, requested);
+          }
+        }
+        let fd: number;
+        try {
+          fd = fs.openSync(next, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        } catch (error) {
+          throw describe(error, requested);
+        }
+        fs.closeSync(dirFd);
+        dirFd = fd;
+        this.refuseOffLimits(dirFd, requested);
+      }
+      return { dirFd, name };
+    } catch (error) {
+      fs.closeSync(dirFd);
+      throw error;
+    }
+  }
+
+  private refuseOffLimits(dirFd: number, requested: string): void {
+    if (this.isOffLimits(fs.fstatSync(dirFd))) {
+      throw new WorkspacePathError(`path ${JSON.stringify(requested)} is inside the team's state folder, which is not for file tools: use the task and message tools`);
+    }
+  }
+
+  private offLimitIds(): DirId[] {
+    const ids: DirId[] = [];
+    for (const dir of this.offLimits) {
+      try {
+        const stat = fs.statSync(dir);
+        ids.push({ dev: stat.dev, ino: stat.ino });
+      } catch {
+        // not there (yet): nothing to protect
+      }
+    }
+    return ids;
+  }
+}
+
+function describe(error: unknown, requested: string): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ELOOP' || code === 'ENOTDIR') {
+    return new WorkspacePathError(`path ${JSON.stringify(requested)} goes through a symlink or a non-folder; file tools do not follow symlinks`);
+  }
+  if (code === 'ENOENT') return new WorkspacePathError(`cannot open ${requested}: no such file or folder`);
+  return error instanceof Error ? error : new Error(String(error));
+}
