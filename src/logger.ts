@@ -17,7 +17,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   if (options.destination === undefined) return pino({ level: 'silent' });
   const main =
     typeof options.destination === 'string'
-      ? pino.destination({ dest: options.destination, mkdir: true, sync: true })
+      ? pino.destination({ dest: options.destination, mkdir: true, sync: true, mode: 0o600 })
       : options.destination;
   const stream = options.tee ? pino.multistream([{ stream: main }, { stream: options.tee }]) : main;
   const logger = pino({ level: options.level ?? 'info', redact: REDACT, base: { pid: process.pid } }, stream);

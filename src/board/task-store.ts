@@ -35,7 +35,7 @@ export class TaskStore {
   constructor(private readonly paths: StatePaths) {}
 
   ensureDir(): void {
-    fs.mkdirSync(this.paths.tasksDir, { recursive: true });
+    fs.mkdirSync(this.paths.tasksDir, { recursive: true, mode: 0o700 });
   }
 
   /** Task ids with a file on disk, ascending. */

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { Board } from '../board/board.js';
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
+import { ensurePrivateDir } from '../fs/private-dir.js';
 import { Mailbox } from '../inbox/mailbox.js';
 import { createLogger, type Logger } from '../logger.js';
 import { resolveStateDir, statePaths, type StatePaths } from '../paths.js';
@@ -25,7 +26,7 @@ export function pathsFor(io: Io, dir: string | undefined): StatePaths {
 
 export function openContext(io: Io, dir: string | undefined, mode: 'read' | 'write'): CommandContext {
   const paths = pathsFor(io, dir);
-  if (mode === 'write') fs.mkdirSync(paths.root, { recursive: true });
+  if (mode === 'write') ensurePrivateDir(paths.root);
   else if (!fs.existsSync(paths.root)) {
     throw new TeamdError(
       'STATE_DIR_MISSING',

@@ -17,9 +17,9 @@ export async function startDetachedDaemon(io: Io, paths: StatePaths, options: { 
   if (running) {
     throw new TeamdError('DAEMON_RUNNING', `a teamd daemon is already running for ${paths.root} (pid ${running.pid}); stop it with: teamd stop --dir ${paths.root}`);
   }
-  fs.mkdirSync(paths.logsDir, { recursive: true });
+  fs.mkdirSync(paths.logsDir, { recursive: true, mode: 0o700 });
   const startLog = paths.logFile('daemon-start');
-  const errFd = fs.openSync(startLog, 'w');
+  const errFd = fs.openSync(startLog, 'w', 0o600);
   const args = [TEAMD_BIN, 'start', '--foreground', '--dir', paths.root];
   if (options.model) args.push('--model', options.model);
   if (options.idleTimeout !== undefined) args.push('--idle-timeout', String(options.idleTimeout));

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Board } from '../board/board.js';
 import { OfflineModelServer } from '../model/offline/server.js';
 import { OfflineScript } from '../model/offline/script.js';
-import { OFFLINE_URL_ENV } from '../model/offline/env.js';
+import { OFFLINE_KEY_ENV, OFFLINE_URL_ENV } from '../model/offline/env.js';
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
 import { CursorStore } from '../inbox/cursor.js';
@@ -71,7 +71,7 @@ export class Daemon {
         cursorOf: (name) => new CursorStore(paths.cursorFile(name), logger),
         openDoorbell: () => Doorbell.open({ dirs: [paths.inboxDir, paths.tasksDir], logger }),
         workerScript: options.workerScript,
-        workerEnv: { ...options.workerEnv, [OFFLINE_URL_ENV]: model.url },
+        workerEnv: { ...options.workerEnv, [OFFLINE_URL_ENV]: model.url, [OFFLINE_KEY_ENV]: model.key },
         defaultModel: () => roster.read().settings.model,
         ...(options.restartPolicy ? { restartPolicy: options.restartPolicy } : {}),
         ladder: options.ladder ?? { ipcGraceMs: settings.ipcGraceMs, termGraceMs: settings.termGraceMs },

@@ -46,7 +46,7 @@ export async function runDemo(hooks: DemoHooks, keep: boolean): Promise<DemoSumm
   const started = Date.now();
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'teamd-demo-'));
   const paths = statePaths(path.join(workspace, '.team'));
-  fs.mkdirSync(paths.root);
+  fs.mkdirSync(paths.root, { mode: 0o700 });
   fs.writeFileSync(paths.config, `${JSON.stringify({ members: [], settings: { model: 'offline', idleTimeoutMs: 0, sandbox: 'preferred' } }, null, 2)}\n`);
   const { logger, show } = hooks;
   const board = new Board({ paths, locker: new FileLocker({ logger }), logger });

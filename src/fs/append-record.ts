@@ -10,7 +10,7 @@ const NEWLINE = 0x0a;
  * gluing onto the torn fragment. (At worst, racing a live writer, this adds an empty line.)
  */
 export function appendRecordSync(file: string, record: string, options: { durable: boolean }): void {
-  const fd = fs.openSync(file, 'a+', 0o644);
+  const fd = fs.openSync(file, 'a+', 0o600);
   try {
     const size = fs.fstatSync(fd).size;
     let data = Buffer.from(record, 'utf8');

@@ -17,7 +17,7 @@ export function writeFileAtomicSync(target: string, data: string, beforeRename?:
   const dir = path.dirname(target);
   // randomUUID draws from a pre-filled entropy buffer: no crypto call per write.
   const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`);
-  const fd = fs.openSync(temp, 'wx', 0o644);
+  const fd = fs.openSync(temp, 'wx', 0o600);
   try {
     fs.writeSync(fd, data);
     fs.fsyncSync(fd);

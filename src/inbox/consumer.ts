@@ -43,7 +43,7 @@ export class InboxConsumer {
 
   constructor(deps: InboxConsumerDeps) {
     this.file = deps.paths.inboxFile(deps.name);
-    fs.mkdirSync(deps.paths.cursorsDir, { recursive: true });
+    fs.mkdirSync(deps.paths.cursorsDir, { recursive: true, mode: 0o700 });
     this.cursors = new CursorStore(deps.paths.cursorFile(deps.name), deps.logger);
     this.logger = deps.logger;
     this.isHandled = deps.isHandled ?? (() => false);

@@ -124,7 +124,7 @@ export class Mailbox {
     if (Buffer.byteLength(line, 'utf8') > MAX_LINE_BYTES) {
       throw new TeamdError('MESSAGE_TOO_LARGE', `the encoded message is over ${MAX_LINE_BYTES} bytes (content with many escaped characters); shorten it`);
     }
-    fs.mkdirSync(this.paths.inboxDir, { recursive: true });
+    fs.mkdirSync(this.paths.inboxDir, { recursive: true, mode: 0o700 });
     appendRecordSync(this.paths.inboxFile(message.to), line, { durable: this.durable });
     this.logger.info({ messageId: message.id, type: message.type, from: message.from, to: message.to }, 'message sent');
   }

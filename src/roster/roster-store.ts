@@ -17,7 +17,7 @@ export class RosterStore {
 
   update(change: (config: TeamConfig) => TeamConfig): TeamConfig {
     const next = configSchema.parse(change(this.read()));
-    fs.mkdirSync(this.paths.root, { recursive: true });
+    fs.mkdirSync(this.paths.root, { recursive: true, mode: 0o700 });
     writeFileAtomicSync(this.paths.config, `${JSON.stringify(next, null, 2)}\n`);
     return next;
   }

@@ -64,7 +64,7 @@ export class SessionStore {
     const handled = session.handled.slice(-MAX_HANDLED);
     const header = { teamdSession: 1, handled, planApproved: session.planApproved, planRequests: session.planRequests.slice(-100), usage: session.usage };
     const lines = [JSON.stringify(header), ...session.messages.map((message) => JSON.stringify(message))];
-    fs.mkdirSync(path.dirname(this.file), { recursive: true });
+    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
     writeFileAtomicSync(this.file, `${lines.join('\n')}\n`);
   }
 }

@@ -19,7 +19,7 @@ import { TeammateRuntime, type RuntimeEnd } from './teammate-runtime.js';
 import { parseWorkerArgs } from './worker-args.js';
 
 export { OFFLINE_URL_ENV } from '../model/offline/env.js';
-import { OFFLINE_URL_ENV } from '../model/offline/env.js';
+import { OFFLINE_KEY_ENV, OFFLINE_URL_ENV } from '../model/offline/env.js';
 
 export interface WorkerProcess {
   readonly argv: readonly string[];
@@ -41,7 +41,7 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
   const modelName = member.model ?? config.settings.model;
   const model =
     modelName === 'offline'
-      ? createAnthropicClient({ model: 'offline', apiKey: 'offline', baseURL: requireEnv(proc, OFFLINE_URL_ENV), teammate: args.name, logger })
+      ? createAnthropicClient({ model: 'offline', apiKey: requireEnv(proc, OFFLINE_KEY_ENV), baseURL: requireEnv(proc, OFFLINE_URL_ENV), teammate: args.name, logger })
       : createAnthropicClient({ model: modelName, apiKey: requireEnv(proc, 'ANTHROPIC_API_KEY'), baseURL: proc.env.ANTHROPIC_BASE_URL, teammate: args.name, logger });
   const sessions = new SessionStore(paths.sessionFile(args.name), logger);
   const session = sessions.load();

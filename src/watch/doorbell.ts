@@ -41,7 +41,7 @@ export class Doorbell {
   ) {}
 
   static async open(options: DoorbellOptions): Promise<Doorbell> {
-    for (const dir of options.dirs) fs.mkdirSync(dir, { recursive: true });
+    for (const dir of options.dirs) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const accept = options.accept ?? defaultAccept;
     const watcher = watch([...options.dirs], {
       ignoreInitial: true,

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Command } from 'commander';
 import { Daemon } from '../../daemon/daemon.js';
+import { ensurePrivateDir } from '../../fs/private-dir.js';
 import { readLiveDaemon } from '../../daemon/pid-file.js';
 import { createLogger } from '../../logger.js';
 import type { StatePaths } from '../../paths.js';
@@ -19,7 +20,7 @@ interface StartOptions extends CommonOptions {
 }
 
 async function runForeground(io: Io, paths: StatePaths, options: StartOptions): Promise<void> {
-  fs.mkdirSync(paths.root, { recursive: true });
+  ensurePrivateDir(paths.root);
   const logger = createLogger({ destination: paths.logFile('daemon'), tee: process.stdout, bindings: { component: 'daemon' } });
   const daemon = await Daemon.start({
     paths,

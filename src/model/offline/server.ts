@@ -1,3 +1,4 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
@@ -27,6 +28,8 @@ export class OfflineModelServer {
   private constructor(
     private readonly server: http.Server,
     readonly url: string,
+    /** The API key this endpoint accepts: made per daemon, given only to its teammates (never to their commands). */
+    readonly key: string,
   ) {}
 
   static async listen(deps: { script: OfflineScript; logger: Logger }): Promise<OfflineModelServer> {
@@ -34,7 +37,7 @@ export class OfflineModelServer {
     const server = http.createServer((req, res) => void instance?.handle(req, res, deps));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    instance = new OfflineModelServer(server, `http://127.0.0.1:${port}`);
+    instance = new OfflineModelServer(server, `http://127.0.0.1:${port}`, `offline-${randomBytes(24).toString('hex')}`);
     return instance;
   }
 
@@ -44,6 +47,8 @@ export class OfflineModelServer {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse, deps: { script: OfflineScript; logger: Logger }): Promise<void> {
+    // Any local user can reach 127.0.0.1: only callers with this daemon's key are served.
+    if (!sameKey(req.headers['x-api-key'], this.key)) return sendError(res, 401, 'authentication_error', 'invalid x-api-key: the offline model serves only the teammates of the daemon that started it');
     if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) return sendError(res, 404, 'not_found_error', `the offline model serves POST /v1/messages, not ${req.method} ${req.url}`);
     let body: unknown;
     try {
@@ -97,6 +102,11 @@ function sendScriptedError(res: http.ServerResponse, step: Extract<ScriptStep, {
 
 function sendError(res: http.ServerResponse, status: number, type: string, message: string, retry = false): void {
   send(res, status, { type: 'error', error: { type, message } }, retry ? { 'retry-after-ms': '5', 'x-should-retry': 'true' } : { 'x-should-retry': 'false' });
+}
+
+function sameKey(given: string | string[] | undefined, key: string): boolean {
+  if (typeof given !== 'string' || given.length !== key.length) return false;
+  return timingSafeEqual(Buffer.from(given), Buffer.from(key));
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
