@@ -9,17 +9,44 @@ export interface LoggerOptions {
   readonly tee?: DestinationStream;
   readonly level?: string;
   readonly bindings?: Record<string, unknown>;
+  /**
+   * Told when the log file cannot be written (a full or read-only disk), once per run of
+   * failures; the line is kept in memory (up to a bound) and written once the disk takes it.
+   * Logging never throws into the caller.
+   */
+  readonly onWriteError?: (error: Error) => void;
 }
 
 const REDACT = ['apiKey', '*.apiKey', 'headers.authorization', 'headers["x-api-key"]', 'ANTHROPIC_API_KEY'];
 
+/** Log lines held while the disk refuses them; past this, the oldest are dropped. */
+const MAX_HELD_BYTES = 8 * 1024 * 1024;
+
 export function createLogger(options: LoggerOptions = {}): Logger {
   if (options.destination === undefined) return pino({ level: 'silent' });
-  const main =
-    typeof options.destination === 'string'
-      ? pino.destination({ dest: options.destination, mkdir: true, sync: true, mode: 0o600 })
-      : options.destination;
+  const main = typeof options.destination === 'string' ? fileDestination(options.destination, options.onWriteError ?? (() => {})) : options.destination;
   const stream = options.tee ? pino.multistream([{ stream: main }, { stream: options.tee }]) : main;
   const logger = pino({ level: options.level ?? 'info', redact: REDACT, base: { pid: process.pid } }, stream);
   return options.bindings ? logger.child(options.bindings) : logger;
+}
+
+/** A synchronous log file (0600) whose write errors (ENOSPC, EROFS, EIO) are reported, never thrown. */
+function fileDestination(file: string, onWriteError: (error: Error) => void): DestinationStream {
+  const boom = pino.destination({ dest: file, mkdir: true, sync: true, mode: 0o600, maxLength: MAX_HELD_BYTES });
+  let failing = false;
+  boom.on('error', (error: Error) => {
+    if (!failing) onWriteError(error);
+    failing = true;
+  });
+  return {
+    write(line: string): void {
+      try {
+        boom.write(line);
+        failing = false;
+      } catch (error) {
+        if (!failing) onWriteError(error as Error);
+        failing = true;
+      }
+    },
+  };
 }
