@@ -20,6 +20,12 @@ import { ControlServer } from './control-server.js';
 import type { ControlRequest } from './control-protocol.js';
 import { acquirePidFile, releasePidFile, type PidInfo } from './pid-file.js';
 
+export interface DaemonHealth {
+  readonly rosterWriteFailing: string | null;
+  readonly rosterWriteFailingSince: string | null;
+  readonly logWriteFailing: string | null;
+}
+
 export interface DaemonOptions {
   readonly paths: StatePaths;
   readonly logger: Logger;
@@ -29,6 +35,8 @@ export interface DaemonOptions {
   readonly settings?: { readonly model?: string | undefined; readonly idleTimeoutMs?: number | undefined };
   readonly restartPolicy?: RestartPolicy;
   readonly ladder?: LadderTimings;
+  /** Why the daemon's log file cannot be written right now, if it cannot. */
+  readonly logWriteFailing?: () => string | null;
 }
 
 /** The supervisor daemon of one state folder: pid file, control socket, teammate processes. */
@@ -45,6 +53,7 @@ export class Daemon {
     private readonly supervisor: Supervisor,
     info: PidInfo,
     private readonly model: OfflineModelServer,
+    private readonly roster: RosterStore,
   ) {
     this.info = info;
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
@@ -58,8 +67,8 @@ export class Daemon {
     let supervisor: Supervisor | null = null;
     let model: OfflineModelServer | null = null;
     try {
-      model = await OfflineModelServer.listen({ script: new OfflineScript(path.join(paths.root, 'offline-script.json')), logger: logger.child({ component: 'offline-model' }) });
-      const roster = new RosterStore(paths);
+      model = await OfflineModelServer.listen({ script: new OfflineScript(path.join(paths.root, 'offline-script.json'), (message) => logger.error(message)), logger: logger.child({ component: 'offline-model' }) });
+      const roster = new RosterStore(paths, { logger });
       const { settings } = roster.update((config) => ({ ...config, settings: { ...config.settings, ...definedOnly(options.settings ?? {}) } }));
       const board = new Board({ paths, locker, logger });
       supervisor = new Supervisor({
@@ -76,7 +85,7 @@ export class Daemon {
         ...(options.restartPolicy ? { restartPolicy: options.restartPolicy } : {}),
         ladder: options.ladder ?? { ipcGraceMs: settings.ipcGraceMs, termGraceMs: settings.termGraceMs },
       });
-      const daemon = new Daemon(options, supervisor, info, model);
+      const daemon = new Daemon(options, supervisor, info, model, roster);
       // Before any task is resumed: nothing an earlier daemon's teammates started may run alongside its second run.
       const leftovers = killLeftoversOfStateDir(paths.root);
       if (leftovers.length > 0) logger.warn({ pids: leftovers }, 'killed processes an earlier daemon of this folder left running');
@@ -96,7 +105,7 @@ export class Daemon {
   async handle(request: ControlRequest): Promise<unknown> {
     switch (request.op) {
       case 'ping':
-        return this.info;
+        return { ...this.info, health: this.health() };
       case 'spawn':
         return this.supervisor.spawn(request);
       case 'shutdown':
@@ -118,11 +127,18 @@ export class Daemon {
       const rungs = await this.supervisor.stopAll();
       await this.server?.close();
       await this.model.close();
+      this.roster.close();
       releasePidFile(paths);
       logger.info({ rungs }, 'daemon stopped');
       this.resolveStopped();
     })();
     return this.stopping;
+  }
+
+  /** Conditions the person must hear about: a roster the disk refuses, a log file it refuses. */
+  health(): DaemonHealth {
+    const roster = this.roster.health();
+    return { rosterWriteFailing: roster.writeFailing, rosterWriteFailingSince: roster.since, logWriteFailing: this.options.logWriteFailing?.() ?? null };
   }
 
   runningPids(): Record<string, number> {

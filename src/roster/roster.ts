@@ -54,7 +54,16 @@ export const settingsSchema = z.looseObject({
 export type TeamSettings = z.infer<typeof settingsSchema>;
 
 export const configSchema = z.looseObject({
-  members: z.array(memberSchema).default([]),
+  members: z
+    .array(memberSchema)
+    .default([])
+    .superRefine((members, ctx) => {
+      const seen = new Set<string>();
+      for (const member of members) {
+        if (seen.has(member.name)) ctx.addIssue({ code: 'custom', message: `teammate "${member.name}" is listed twice: remove one of its entries` });
+        seen.add(member.name);
+      }
+    }),
   settings: settingsSchema.default(() => settingsSchema.parse({})),
 });
 

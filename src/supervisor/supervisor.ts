@@ -89,7 +89,7 @@ export class Supervisor {
       ...(spec.budgetTokens === undefined ? {} : { budgetTokens: spec.budgetTokens }),
       restarts: 0,
       lastExit: null,
-    });
+    }, { mustPersist: true });
     this.slots.set(spec.name, this.newSlot());
     this.launch(spec.name);
     return this.deps.roster.requireMember(spec.name);

@@ -21,13 +21,24 @@ interface StartOptions extends CommonOptions {
 
 async function runForeground(io: Io, paths: StatePaths, options: StartOptions): Promise<void> {
   ensurePrivateDir(paths.root);
-  const logger = createLogger({ destination: paths.logFile('daemon'), tee: process.stdout, bindings: { component: 'daemon' } });
+  let logFailure: string | null = null;
+  const logger = createLogger({
+    destination: paths.logFile('daemon'),
+    tee: process.stdout,
+    bindings: { component: 'daemon' },
+    // The log is on the disk that failed: say so where it can be seen (stderr: the journal, or logs/daemon-start.log).
+    onWriteHealth: (error) => {
+      logFailure = error ? `${(error as NodeJS.ErrnoException).code ?? 'error'}: ${error.message}` : null;
+      io.err(error ? `teamd: cannot write ${paths.logFile('daemon')} (${logFailure}); the daemon keeps running\n` : `teamd: ${paths.logFile('daemon')} is written again\n`);
+    },
+  });
   const daemon = await Daemon.start({
     paths,
     logger,
     workerScript: io.env.TEAMD_WORKER_SCRIPT || DEFAULT_WORKER_SCRIPT,
     workerEnv: io.env,
     settings: { model: options.model, idleTimeoutMs: options.idleTimeout },
+    logWriteFailing: () => logFailure,
   });
   const stop = (signal: string): void => {
     logger.info({ signal }, 'signal received');

@@ -1,5 +1,7 @@
 import { Command } from 'commander';
 import { requestDaemon } from '../../daemon/control-client.js';
+import type { DaemonHealth } from '../../daemon/daemon.js';
+import type { StatePaths } from '../../paths.js';
 import { isAlive, readLiveDaemon } from '../../daemon/pid-file.js';
 import { TASK_STATUSES, type TaskStatus } from '../../board/task.js';
 import type { Member } from '../../roster/roster.js';
@@ -71,15 +73,18 @@ export function shutdownCommand(io: Io): Command {
 
 export function statusCommand(io: Io): Command {
   return withCommonOptions(new Command('status').description('the daemon, the team and the board at a glance (works with the daemon down)')).action(
-    (options: CommonOptions) => {
+    async (options: CommonOptions) => {
       const { paths, board } = openContext(io, options.dir, 'read');
       const daemon = readLiveDaemon(paths);
+      const health = daemon ? await daemonHealth(paths) : null;
       const members = readConfig(paths.config).members.map(memberView);
       const tasks = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
       const listing = board.list();
       for (const task of listing.tasks) tasks[task.status]++;
       const needsYou = listing.problems.map((problem) => `${problem.file}: ${problem.reason} (skipped by claims; fix it or move it out of the tasks folder)`);
       if (daemon?.sandbox && isUnconfined(daemon.sandbox)) needsYou.push(`commands are not sandboxed: ${daemon.sandbox}`);
+      if (health?.rosterWriteFailing) needsYou.push(`the daemon cannot write ${paths.config} since ${health.rosterWriteFailingSince} (${health.rosterWriteFailing}); it keeps running and retries: free some disk space`);
+      if (health?.logWriteFailing) needsYou.push(`the daemon cannot write its log (${health.logWriteFailing}): free some disk space`);
       if (options.json) {
         printJson(io, { daemon: daemon ? { pid: daemon.pid, startedAt: daemon.startedAt, dir: daemon.dir, sandbox: daemon.sandbox ?? null } : null, members, tasks, needsYou });
         return;
@@ -91,6 +96,16 @@ export function statusCommand(io: Io): Command {
       if (needsYou.length > 0) io.out(`\nneeds you:\n${needsYou.map((line) => `  - ${line}\n`).join('')}`);
     },
   );
+}
+
+/** What the running daemon reports about itself; null when it does not answer in time. */
+async function daemonHealth(paths: StatePaths): Promise<DaemonHealth | null> {
+  try {
+    const reply = (await requestDaemon(paths, { op: 'ping' }, 2_000)) as { health?: DaemonHealth };
+    return reply.health ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** The sandbox description of a daemon whose teammates' commands run unconfined (see sandbox/sandbox.ts). */

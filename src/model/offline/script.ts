@@ -17,10 +17,15 @@ const scriptSchema = z.record(z.string(), z.array(scriptStepSchema));
 
 export class OfflineScript {
   private readonly consumed = new Map<string, number>();
+  private reported: string | null = null;
 
-  constructor(private readonly file: string) {}
+  /** `onInvalid` hears, once per damaged version, why the script file is ignored. */
+  constructor(
+    private readonly file: string,
+    private readonly onInvalid: (message: string) => void = () => {},
+  ) {}
 
-  /** The next scripted step for a teammate, or null when its script is used up (or absent). */
+  /** The next scripted step for a teammate, or null when its script is used up, absent or invalid (then the policy answers). */
   next(teammate: string): ScriptStep | null {
     let raw: string;
     try {
@@ -28,12 +33,30 @@ export class OfflineScript {
     } catch {
       return null;
     }
-    const parsed = scriptSchema.safeParse(JSON.parse(raw));
-    if (!parsed.success) throw new Error(`invalid offline script ${this.file}: ${parsed.error.message}`);
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch (error) {
+      return this.invalid(raw, `not JSON (${(error as Error).message})`);
+    }
+    const parsed = scriptSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return this.invalid(raw, `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
+    }
+    this.reported = null;
     const steps = parsed.data[teammate] ?? [];
     const at = this.consumed.get(teammate) ?? 0;
     if (at >= steps.length) return null;
     this.consumed.set(teammate, at + 1);
     return steps[at]!;
+  }
+
+  private invalid(raw: string, why: string): null {
+    if (this.reported !== raw) {
+      this.reported = raw;
+      this.onInvalid(`${this.file} is ignored: ${why}. Fix it (see docs/configuration.md) or remove it; the offline policy answers meanwhile`);
+    }
+    return null;
   }
 }

@@ -34,7 +34,14 @@ export class OfflineModelServer {
 
   static async listen(deps: { script: OfflineScript; logger: Logger }): Promise<OfflineModelServer> {
     let instance: OfflineModelServer | null = null;
-    const server = http.createServer((req, res) => void instance?.handle(req, res, deps));
+    const server = http.createServer((req, res) => {
+      instance?.handle(req, res, deps).catch((error: unknown) => {
+        // Whatever goes wrong with one request is that request's 500, never the daemon's end.
+        deps.logger.error({ err: error }, 'offline model: request failed');
+        if (!res.headersSent) sendError(res, 500, 'api_error', `the offline model failed: ${(error as Error).message}`);
+        else res.destroy();
+      });
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     instance = new OfflineModelServer(server, `http://127.0.0.1:${port}`, `offline-${randomBytes(24).toString('hex')}`);
@@ -48,7 +55,7 @@ export class OfflineModelServer {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse, deps: { script: OfflineScript; logger: Logger }): Promise<void> {
     // Any local user can reach 127.0.0.1: only callers with this daemon's key are served.
-    if (!sameKey(req.headers['x-api-key'], this.key)) return sendError(res, 401, 'authentication_error', 'invalid x-api-key: the offline model serves only the teammates of the daemon that started it');
+    if (!sameKey(presentedKey(req), this.key)) return sendError(res, 401, 'authentication_error', 'invalid API key: the offline model serves only the teammates of the daemon that started it');
     if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) return sendError(res, 404, 'not_found_error', `the offline model serves POST /v1/messages, not ${req.method} ${req.url}`);
     let body: unknown;
     try {
@@ -102,6 +109,14 @@ function sendScriptedError(res: http.ServerResponse, step: Extract<ScriptStep, {
 
 function sendError(res: http.ServerResponse, status: number, type: string, message: string, retry = false): void {
   send(res, status, { type: 'error', error: { type, message } }, retry ? { 'retry-after-ms': '5', 'x-should-retry': 'true' } : { 'x-should-retry': 'false' });
+}
+
+/** The SDK sends the key as x-api-key or as a bearer token, depending on its version and the key's shape. */
+function presentedKey(req: http.IncomingMessage): string | undefined {
+  const header = req.headers['x-api-key'];
+  if (typeof header === 'string') return header;
+  const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
+  return bearer?.[1];
 }
 
 function sameKey(given: string | string[] | undefined, key: string): boolean {
