@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { pino, type Logger, type DestinationStream } from 'pino';
 
 export type { Logger } from 'pino';
@@ -30,9 +32,17 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   return options.bindings ? logger.child(options.bindings) : logger;
 }
 
-/** A synchronous log file (0600) whose write errors (ENOSPC, EROFS, EIO) are reported, never thrown. */
+/**
+ * A log file (0600) appended with one synchronous write per line, whose write errors (ENOSPC,
+ * EROFS, EIO) are reported, never thrown: lines that the disk refuses are held in memory (the
+ * oldest dropped past MAX_HELD_BYTES, with a count) and written first once it takes them again.
+ */
 function fileDestination(file: string, onWriteHealth: (error: Error | null) => void): DestinationStream {
-  const boom = pino.destination({ dest: file, mkdir: true, sync: true, mode: 0o600, maxLength: MAX_HELD_BYTES });
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const fd = fs.openSync(file, 'a', 0o600);
+  const held: string[] = [];
+  let heldBytes = 0;
+  let dropped = 0;
   let failing = false;
   const tell = (error: Error | null): void => {
     try {
@@ -41,17 +51,29 @@ function fileDestination(file: string, onWriteHealth: (error: Error | null) => v
       // the listener's own output may be on the same failing disk
     }
   };
-  const fail = (error: Error): void => {
-    if (!failing) tell(error);
-    failing = true;
+  const hold = (line: string): void => {
+    held.push(line);
+    heldBytes += line.length;
+    while (heldBytes > MAX_HELD_BYTES && held.length > 0) {
+      heldBytes -= held.shift()!.length;
+      dropped++;
+    }
   };
-  boom.on('error', fail);
   return {
     write(line: string): void {
+      hold(line);
       try {
-        boom.write(line);
+        if (dropped > 0) {
+          writeWhole(fd, `${JSON.stringify({ level: 40, time: Date.now(), msg: `${dropped} log line(s) dropped while the disk refused writes` })}\n`);
+          dropped = 0;
+        }
+        while (held.length > 0) {
+          writeWhole(fd, held[0]!);
+          heldBytes -= held.shift()!.length;
+        }
       } catch (error) {
-        fail(error as Error);
+        if (!failing) tell(error as Error);
+        failing = true;
         return;
       }
       if (failing) {
@@ -60,4 +82,10 @@ function fileDestination(file: string, onWriteHealth: (error: Error | null) => v
       }
     },
   };
+}
+
+function writeWhole(fd: number, text: string): void {
+  const data = Buffer.from(text, 'utf8');
+  let done = 0;
+  while (done < data.length) done += fs.writeSync(fd, data, done, data.length - done);
 }

@@ -81,7 +81,27 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       io.err(`teamd: ${error.message}\n`);
       return exitCodeFor(error.code);
     }
-    io.err(`teamd: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.err(`teamd: ${describeUnexpected(error)}\n`);
     return EXIT_FAILURE;
   }
+}
+
+/** Hints for the system errors a person can act on. */
+const SYSTEM_HINTS: Readonly<Record<string, string>> = {
+  ENOSPC: 'the disk is full: free some space and retry; nothing was changed',
+  EDQUOT: 'the disk quota is used up: free some space and retry; nothing was changed',
+  EROFS: 'the file system is read-only: remount it read-write and retry; nothing was changed',
+  EACCES: 'permission denied: run teamd as the user who owns the state folder',
+  EPERM: 'operation not permitted: run teamd as the user who owns the state folder',
+  EMFILE: 'too many open files: raise the limit (ulimit -n) and retry',
+  EIO: 'an I/O error from the disk: check it (dmesg) and retry',
+};
+
+/** One line, never a stack trace: what failed, and for a system error, what to do about it. */
+function describeUnexpected(error: unknown): string {
+  if (!(error instanceof Error)) return `unexpected error: ${String(error)}`;
+  const code = (error as NodeJS.ErrnoException).code;
+  const hint = code ? SYSTEM_HINTS[code] : undefined;
+  const message = error.message.split('\n')[0] ?? '';
+  return hint ? `${message} (${hint})` : `unexpected error: ${message} (details in the logs: teamd logs)`;
 }

@@ -20,6 +20,9 @@ interface StartOptions extends CommonOptions {
 }
 
 async function runForeground(io: Io, paths: StatePaths, options: StartOptions): Promise<void> {
+  // stdout and stderr may be files on the disk that filled up, or a journal that went away:
+  // their write errors arrive as 'error' events, which must not end the daemon.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   ensurePrivateDir(paths.root);
   let logFailure: string | null = null;
   const logger = createLogger({
@@ -44,13 +47,49 @@ async function runForeground(io: Io, paths: StatePaths, options: StartOptions): 
     logger.info({ signal }, 'signal received');
     void daemon.stop();
   };
+  const faults = new FaultBudget(Date.now);
+  // A daemon never dies silently: a fault that escaped its handlers is logged and reported on
+  // stderr (the journal); the daemon keeps serving unless faults keep coming, then it stops its team in order.
+  const fault = (kind: string) => (error: unknown): void => {
+    logger.fatal({ err: error, kind }, 'internal error escaped its handler; the daemon keeps running');
+    try {
+      io.err(`teamd: internal error (${kind}): ${error instanceof Error ? error.message : String(error)}\n`);
+    } catch {
+      // stderr is on the failing disk too
+    }
+    if (faults.exceeded()) {
+      logger.fatal('too many internal errors in a row: stopping the team and the daemon');
+      process.exitCode = 1;
+      void daemon.stop();
+    }
+  };
+  const onRejection = fault('unhandled rejection');
+  const onException = fault('uncaught exception');
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  process.on('unhandledRejection', onRejection);
+  process.on('uncaughtException', onException);
   try {
     await daemon.stopped;
   } finally {
     process.off('SIGTERM', stop);
     process.off('SIGINT', stop);
+    process.off('unhandledRejection', onRejection);
+    process.off('uncaughtException', onException);
+  }
+}
+
+/** At most 10 escaped faults a minute are survived; more means the daemon is broken, not unlucky. */
+class FaultBudget {
+  private readonly times: number[] = [];
+
+  constructor(private readonly now: () => number) {}
+
+  exceeded(): boolean {
+    const now = this.now();
+    this.times.push(now);
+    while (this.times.length > 0 && now - this.times[0]! > 60_000) this.times.shift();
+    return this.times.length > 10;
   }
 }
 

@@ -1,0 +1,149 @@
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isAlive } from '../../src/daemon/pid-file.js';
+import { readInboxFrom } from '../../src/inbox/inbox-file.js';
+import { statePaths } from '../../src/paths.js';
+import { openBoard } from '../helpers/board.js';
+import { livePids, member, startDaemon } from '../helpers/daemon.js';
+import { processesWithEnv, runTeamd } from '../helpers/processes.js';
+import { makeTempDir, onBeforeTempRemoval } from '../helpers/temp-dir.js';
+import { waitFor, waitForAsync } from '../helpers/wait.js';
+
+const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;
+const mounted: string[] = [];
+onBeforeTempRemoval(async () => {
+  for (const dir of mounted.splice(0)) execFileSync('umount', ['-l', dir]);
+});
+
+/** Fills a filesystem until it refuses more, with one file that can be removed to free it. */
+function fill(dir: string): string {
+  const file = path.join(dir, 'filler');
+  const fd = fs.openSync(file, 'w');
+  const chunk = Buffer.alloc(64 * 1024, 1);
+  try {
+    for (;;) fs.writeSync(fd, chunk);
+  } catch (error) {
+    expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
+  } finally {
+    fs.closeSync(fd);
+  }
+  // Fill the last partial block too.
+  try {
+    for (;;) fs.appendFileSync(file, 'x');
+  } catch {
+    // full
+  }
+  return file;
+}
+
+function lead(dir: string): string[] {
+  return readInboxFrom(statePaths(dir).inboxFile('lead'), 0).messages.map((m) => m.message.content);
+}
+
+describe('the daemon under damaged state and a failing disk', () => {
+  it.runIf(process.getuid?.() === 0)('the state folder on a tmpfs filled up and freed: the daemon stays alive, says so, and nothing acknowledged is lost', async () => {
+    const mount = makeTempDir('teamd-tmpfs-');
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', mount]);
+    mounted.push(mount);
+    const dir = path.join(mount, '.team');
+    const daemon = await startDaemon(dir, { settings: { idleTimeoutMs: 0, sandbox: 'preferred' } });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    const alicePid = await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'alice')?.pid, 'alice idle');
+    expect((await runTeamd(['send', 'alice', 'before the disk filled', '--dir', dir])).code).toBe(0);
+    await waitFor(() => lead(dir).some((c) => c.includes('before the disk filled')), 'alice answered');
+
+    const filler = fill(mount);
+    const sent = await runTeamd(['send', 'alice', 'while the disk is full', '--dir', dir]);
+    const added = await runTeamd(['task', 'add', 'while full', '--dir', dir]);
+    for (const result of [sent, added]) {
+      if (result.code !== 0) expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    // A teammate dies: the daemon must record it on a disk that refuses the write.
+    if (isAlive(alicePid)) process.kill(alicePid, 'SIGKILL');
+    const status = await waitForAsync(async () => {
+      const out = await runTeamd(['status', '--dir', dir]);
+      return out.stdout.includes('cannot write') ? out.stdout : null;
+    }, 'status to report the failing roster write');
+    expect(status).toMatch(/needs you:[\s\S]*cannot write .*config\.json.*ENOSPC/);
+    expect(isAlive(daemon.pid)).toBe(true);
+
+    fs.rmSync(filler);
+    await waitForAsync(async () => !(await runTeamd(['status', '--dir', dir])).stdout.includes('cannot write'), 'the roster written again');
+    expect(isAlive(daemon.pid)).toBe(true);
+    // What was acknowledged is there; the team works again.
+    const alice = member(dir, 'alice');
+    if (alice?.status === 'errored') expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    const inbox = readInboxFrom(statePaths(dir).inboxFile('alice'), 0).messages.map((m) => m.message.content);
+    expect(inbox).toContain('before the disk filled');
+    if (sent.code === 0) expect(inbox).toContain('while the disk is full');
+    if (added.code === 0) expect(openBoard(dir).board.list().tasks.map((t) => t.subject)).toContain('while full');
+    const { board } = openBoard(dir);
+    const task = await board.add({ subject: 'after', description: sh('echo after') });
+    await waitFor(() => board.get(task.id).status === 'completed', 'a task done after the disk was freed', 30_000);
+  });
+
+  it('a config.json damaged while the daemon runs is set aside, the last good roster kept, and the daemon keeps serving', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    const daemon = await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    const pid = await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'alice')?.pid, 'alice idle');
+    const config = statePaths(dir).config;
+    fs.writeFileSync(config, fs.readFileSync(config, 'utf8').slice(0, 40));
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => {
+      try {
+        const again = member(dir, 'alice');
+        return again?.pid && again.pid !== pid && again.status === 'idle';
+      } catch {
+        return null; // still the damaged file
+      }
+    }, 'alice restarted and the roster whole again');
+    expect(fs.readdirSync(dir).some((name) => name.startsWith('config.json.damaged-'))).toBe(true);
+    expect(isAlive(daemon.pid)).toBe(true);
+    expect((await runTeamd(['spawn', 'bob', 'coder', '--dir', dir])).code).toBe(0);
+  });
+
+  it('a roster listing a teammate twice is refused at start, in one line naming the file', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(statePaths(dir).config, JSON.stringify({ members: [{ name: 'alice', role: 'coder', status: 'asleep' }, { name: 'alice', role: 'coder', status: 'asleep' }] }));
+    const result = await runTeamd(['start', '--dir', dir]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('config.json');
+    expect(result.stderr).toContain('"alice" is listed twice');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(processesWithEnv(`TEAMD_WORKER_OF=${dir}\0`)).toEqual([]);
+  });
+
+  it('a malformed offline-script.json is reported and ignored; the teammates keep answering', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    const daemon = await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
+    fs.writeFileSync(path.join(dir, 'offline-script.json'), '{"alice": [{"status": 42');
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    expect((await runTeamd(['send', 'alice', 'still there?', '--dir', dir])).code).toBe(0);
+    await waitFor(() => lead(dir).some((c) => c.includes('still there?')), 'alice answered');
+    expect(fs.readFileSync(statePaths(dir).logFile('daemon'), 'utf8')).toContain('offline-script.json is ignored');
+    expect(isAlive(daemon.pid)).toBe(true);
+  });
+
+  it('a pid file naming an unrelated live process is not believed: status, start and stop do the right thing', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    fs.mkdirSync(path.join(dir, 'run'), { recursive: true });
+    const unrelated = spawn('sleep', ['300']);
+    try {
+      fs.writeFileSync(statePaths(dir).daemonPid, JSON.stringify({ pid: unrelated.pid, start: 1, startedAt: new Date().toISOString(), dir }));
+      expect((await runTeamd(['status', '--dir', dir])).stdout).toContain('daemon: not running');
+      expect((await runTeamd(['stop', '--dir', dir])).stdout).toContain('no teamd daemon is running');
+      const info = await startDaemon(dir);
+      expect(info.pid).not.toBe(unrelated.pid);
+      expect((await runTeamd(['status', '--dir', dir])).stdout).toContain(`pid ${info.pid}`);
+      expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
+      expect(isAlive(unrelated.pid!)).toBe(true);
+      expect(livePids(dir)).toEqual([]);
+    } finally {
+      unrelated.kill('SIGKILL');
+    }
+  });
+});
