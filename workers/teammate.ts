@@ -1,9 +1,19 @@
 // Entry of one teammate process, forked by the daemon with an IPC channel.
+import { statePaths } from '../src/paths.js';
+import { killLeftovers, spawnMarker } from '../src/supervisor/leftovers.js';
 import { processDaemonLink } from '../src/teammate/daemon-link.js';
+import { parseWorkerArgs } from '../src/teammate/worker-args.js';
 import { runWorker } from '../src/teammate/worker-main.js';
 
-// The daemon died (even by kill -9), or we closed the channel: exit at once, never linger as an orphan.
-processDaemonLink(process).onDisconnect(() => process.exit(process.exitCode ?? 0));
+// The daemon died (even by kill -9), or we closed the channel: end the commands we started
+// (a sandbox ends them with us anyway; unsandboxed, they carry our marker), then exit at once.
+processDaemonLink(process).onDisconnect(() => {
+  try {
+    killLeftovers(spawnMarker(process.pid, statePaths(parseWorkerArgs(process.argv.slice(2)).dir).root));
+  } finally {
+    process.exit(process.exitCode ?? 0);
+  }
+});
 
 try {
   const { end, logger } = await runWorker({ argv: process.argv.slice(2), proc: process });
