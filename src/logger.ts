@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pino, type Logger, type DestinationStream } from 'pino';
+import { ensurePrivateDir } from './fs/private-dir.js';
 
 export type { Logger } from 'pino';
 
@@ -38,7 +39,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
  * oldest dropped past MAX_HELD_BYTES, with a count) and written first once it takes them again.
  */
 function fileDestination(file: string, onWriteHealth: (error: Error | null) => void): DestinationStream {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  ensurePrivateDir(path.dirname(file));
   const fd = fs.openSync(file, 'a', 0o600);
   const held: string[] = [];
   let heldBytes = 0;

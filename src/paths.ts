@@ -69,3 +69,8 @@ export function statePaths(stateDir: string): StatePaths {
     logFile: (name) => path.join(logsDir, `${name}.log`),
   };
 }
+
+/** The folders teamd writes files into (for sweeps of what dead writers left). */
+export function stateFolders(paths: StatePaths): string[] {
+  return [paths.root, paths.tasksDir, paths.inboxDir, paths.cursorsDir, paths.sessionsDir, paths.runDir];
+}

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { isNodeError, TeamdError } from '../errors.js';
 import { isSameProcessAlive, selfIdentity, type ProcessIdentity } from '../proc/process-identity.js';
 import type { StatePaths } from '../paths.js';
+import { ensurePrivateDir } from '../fs/private-dir.js';
 
 /** How many tokens of dead writers one write steps over before giving up (each is one failed create). */
 const MAX_DEAD_STEPS = 8;
@@ -36,7 +37,7 @@ export class RevisionTokens {
   }
 
   ensureDir(): void {
-    fs.mkdirSync(this.deps.paths.revisionsDir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(this.deps.paths.revisionsDir);
   }
 
   /** Takes the token for the version after `fromRev`; returns that version's number, or throws CONCURRENT_WRITE. */

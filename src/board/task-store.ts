@@ -5,6 +5,7 @@ import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { readTextIfExists } from '../fs/read-text.js';
 import { TASK_FILE_PATTERN, type StatePaths } from '../paths.js';
 import { taskSchema, type Task } from './task.js';
+import { ensurePrivateDir } from '../fs/private-dir.js';
 
 export type TaskSummary = Pick<Task, 'status' | 'owner' | 'blockedBy'>;
 
@@ -35,7 +36,7 @@ export class TaskStore {
   constructor(private readonly paths: StatePaths) {}
 
   ensureDir(): void {
-    fs.mkdirSync(this.paths.tasksDir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(this.paths.tasksDir);
   }
 
   /** Task ids with a file on disk, ascending. */

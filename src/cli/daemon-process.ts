@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { requestDaemon } from '../daemon/control-client.js';
+import { ensurePrivateDir } from '../fs/private-dir.js';
 import { isAlive, readLiveDaemon, type PidInfo } from '../daemon/pid-file.js';
 import { isTeamdError, TeamdError } from '../errors.js';
 import type { StatePaths } from '../paths.js';
@@ -17,7 +18,8 @@ export async function startDetachedDaemon(io: Io, paths: StatePaths, options: { 
   if (running) {
     throw new TeamdError('DAEMON_RUNNING', `a teamd daemon is already running for ${paths.root} (pid ${running.pid}); stop it with: teamd stop --dir ${paths.root}`);
   }
-  fs.mkdirSync(paths.logsDir, { recursive: true, mode: 0o700 });
+  ensurePrivateDir(paths.root);
+  ensurePrivateDir(paths.logsDir);
   const startLog = paths.logFile('daemon-start');
   const errFd = fs.openSync(startLog, 'w', 0o600);
   const args = [TEAMD_BIN, 'start', '--foreground', '--dir', paths.root];

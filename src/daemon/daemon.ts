@@ -16,6 +16,9 @@ import { Supervisor } from '../supervisor/supervisor.js';
 import { Doorbell } from '../watch/doorbell.js';
 import { describeSandbox, detectSandbox, type SandboxMode } from '../sandbox/sandbox.js';
 import { killLeftoversOfStateDir } from '../supervisor/leftovers.js';
+import { sweepDeadTempFiles } from '../fs/atomic-write.js';
+import { isAlive } from '../proc/process-identity.js';
+import { stateFolders } from '../paths.js';
 import { ControlServer } from './control-server.js';
 import type { ControlRequest } from './control-protocol.js';
 import { acquirePidFile, releasePidFile, type PidInfo } from './pid-file.js';
@@ -89,6 +92,8 @@ export class Daemon {
       // Before any task is resumed: nothing an earlier daemon's teammates started may run alongside its second run.
       const leftovers = killLeftoversOfStateDir(paths.root);
       if (leftovers.length > 0) logger.warn({ pids: leftovers }, 'killed processes an earlier daemon of this folder left running');
+      const temps = sweepDeadTempFiles(stateFolders(paths), isAlive);
+      if (temps.length > 0) logger.info({ files: temps }, 'removed temp files of writers that died mid-write');
       await supervisor.start();
       daemon.server = await ControlServer.listen(paths.daemonSocket, (request) => daemon.handle(request), logger);
       logger.info({ pid: info.pid, dir: paths.root }, 'daemon ready');

@@ -6,6 +6,7 @@ import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import type { FileLocker } from '../fs/file-lock.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
+import { ensurePrivateDir } from '../fs/private-dir.js';
 
 export const pidInfoSchema = z.looseObject({
   pid: z.number().int().positive(),
@@ -54,7 +55,7 @@ function isDaemonOf(info: PidInfo, root: string): boolean {
  * cannot both decide the old file is stale.
  */
 export async function acquirePidFile(paths: StatePaths, locker: FileLocker, logger: Logger, now: Date, sandbox?: string): Promise<PidInfo> {
-  fs.mkdirSync(paths.runDir, { recursive: true, mode: 0o700 });
+  ensurePrivateDir(paths.runDir);
   return locker.withLock(`${paths.runDir}/daemon`, () => {
     const live = readLiveDaemon(paths);
     if (live && live.pid !== process.pid) {

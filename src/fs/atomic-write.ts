@@ -46,3 +46,28 @@ export function fsyncDirSync(dir: string): void {
     fs.closeSync(fd);
   }
 }
+
+const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+/**
+ * Removes the temp files of writers that died between writing and renaming (kill -9): their
+ * names carry the writer's pid, so a live writer's file is never touched. Returns what went.
+ */
+export function sweepDeadTempFiles(dirs: readonly string[], isAlive: (pid: number) => boolean): string[] {
+  const removed: string[] = [];
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const match = TEMP_NAME.exec(name);
+      if (!match || isAlive(Number(match[1]))) continue;
+      fs.rmSync(path.join(dir, name), { force: true });
+      removed.push(path.join(dir, name));
+    }
+  }
+  return removed;
+}

@@ -4,6 +4,7 @@ import type { StatePaths } from '../paths.js';
 import { CursorStore, type Cursor } from './cursor.js';
 import { readInboxFrom } from './inbox-file.js';
 import type { Message } from './message.js';
+import { ensurePrivateDir } from '../fs/private-dir.js';
 
 export interface Batch {
   /** New messages in inbox order, without ids already handled. */
@@ -43,7 +44,7 @@ export class InboxConsumer {
 
   constructor(deps: InboxConsumerDeps) {
     this.file = deps.paths.inboxFile(deps.name);
-    fs.mkdirSync(deps.paths.cursorsDir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(deps.paths.cursorsDir);
     this.cursors = new CursorStore(deps.paths.cursorFile(deps.name), deps.logger);
     this.logger = deps.logger;
     this.isHandled = deps.isHandled ?? (() => false);
@@ -56,6 +57,11 @@ export class InboxConsumer {
     const size = fileSize(this.file);
     if (from > size) {
       this.logger.warn({ file: this.file, offset: from, size }, 'inbox is shorter than the cursor (replaced or truncated); reading it from the start');
+      from = 0;
+    }
+    if (from > 0 && !startsRecord(this.file, from)) {
+      // A damaged or hand-edited cursor: starting here would drop the message it cuts through.
+      this.logger.warn({ file: this.file, offset: from, cursor: this.cursors.file }, 'the cursor points inside a message; re-reading the inbox from the start (handled messages are recognised by id)');
       from = 0;
     }
     const read = readInboxFrom(this.file, from);
@@ -88,6 +94,22 @@ export class InboxConsumer {
   private remember(id: string): void {
     this.seen.add(id);
     if (this.seen.size > REMEMBERED_IDS) this.seen.delete(this.seen.values().next().value!);
+  }
+}
+
+/** Whether the byte before `offset` ends a line: a cursor only ever stops after a whole record. */
+function startsRecord(file: string, offset: number): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return true;
+  }
+  try {
+    const byte = Buffer.alloc(1);
+    return fs.readSync(fd, byte, 0, 1, offset - 1) === 1 && byte[0] === 0x0a;
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

@@ -19,7 +19,7 @@ export const START_CURSOR: Cursor = { offset: 0, lastId: null };
  */
 export class CursorStore {
   constructor(
-    private readonly file: string,
+    readonly file: string,
     private readonly logger: Logger,
   ) {}
 

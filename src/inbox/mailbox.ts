@@ -6,6 +6,7 @@ import { parseName } from '../names.js';
 import { GRANT_TYPES, ProtocolKey } from './protocol-key.js';
 import type { StatePaths } from '../paths.js';
 import { LEAD, memberNames, readConfig } from '../roster/roster.js';
+import { ensurePrivateDir } from '../fs/private-dir.js';
 import {
   MAX_CONTENT_BYTES,
   MAX_LINE_BYTES,
@@ -124,7 +125,7 @@ export class Mailbox {
     if (Buffer.byteLength(line, 'utf8') > MAX_LINE_BYTES) {
       throw new TeamdError('MESSAGE_TOO_LARGE', `the encoded message is over ${MAX_LINE_BYTES} bytes (content with many escaped characters); shorten it`);
     }
-    fs.mkdirSync(this.paths.inboxDir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(this.paths.inboxDir);
     appendRecordSync(this.paths.inboxFile(message.to), line, { durable: this.durable });
     this.logger.info({ messageId: message.id, type: message.type, from: message.from, to: message.to }, 'message sent');
   }

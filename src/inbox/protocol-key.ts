@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isNodeError, TeamdError } from '../errors.js';
 import type { Message, MessageType } from './message.js';
+import { ensurePrivateDir } from '../fs/private-dir.js';
 
 /** Messages that grant something: honoured only with the person's or the daemon's signature. */
 export const GRANT_TYPES: readonly MessageType[] = ['plan_approval_response', 'shutdown_request'];
@@ -44,7 +45,7 @@ export class ProtocolKey {
     } catch (error) {
       if (!isNodeError(error, 'ENOENT')) throw keyError(this.file, error);
     }
-    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    ensurePrivateDir(path.dirname(this.file));
     const temp = `${this.file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
     fs.writeFileSync(temp, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
     try {

@@ -4,6 +4,7 @@ import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import { configSchema, readConfig, type Member, type TeamConfig } from './roster.js';
+import { ensurePrivateDir } from '../fs/private-dir.js';
 
 export interface RosterStoreOptions {
   readonly logger?: Logger;
@@ -124,7 +125,7 @@ export class RosterStore {
   }
 
   private persist(config: TeamConfig): void {
-    fs.mkdirSync(this.paths.root, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(this.paths.root);
     if (this.damagedOnDisk) {
       const aside = `${this.paths.config}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`;
       fs.renameSync(this.paths.config, aside);

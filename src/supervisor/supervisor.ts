@@ -1,4 +1,7 @@
 import { workerEnvFor } from './worker-env.js';
+import { sweepDeadTempFiles } from '../fs/atomic-write.js';
+import { isAlive } from '../proc/process-identity.js';
+import { stateFolders } from '../paths.js';
 import type { ChildProcess } from 'node:child_process';
 import { TeamdError } from '../errors.js';
 import { LEAD, type Member, type MemberStatus } from '../roster/roster.js';
@@ -200,6 +203,8 @@ export class Supervisor {
     const logger = this.deps.logger.child({ teammate: name });
     const leftovers = pid === undefined ? [] : killLeftovers(spawnMarker(pid, this.deps.paths.root));
     if (leftovers.length > 0) logger.warn({ pids: leftovers }, 'killed commands the teammate left running');
+    const temps = sweepDeadTempFiles(stateFolders(this.deps.paths), isAlive);
+    if (temps.length > 0) logger.info({ files: temps }, 'removed temp files of writers that died mid-write');
     const exit = { code, signal, expected: slot.expected !== null, startedAt: slot.startedAt, exitedAt: this.now() };
     logger.info({ code, signal, expected: slot.expected }, 'teammate exited');
     if (this.stopping) {

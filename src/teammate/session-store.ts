@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import type { Logger } from '../logger.js';
 import type { ChatMessage, Usage } from '../model/model-client.js';
+import { ensurePrivateDir } from '../fs/private-dir.js';
 
 export interface Session {
   messages: ChatMessage[];
@@ -64,7 +65,7 @@ export class SessionStore {
     const handled = session.handled.slice(-MAX_HANDLED);
     const header = { teamdSession: 1, handled, planApproved: session.planApproved, planRequests: session.planRequests.slice(-100), usage: session.usage };
     const lines = [JSON.stringify(header), ...session.messages.map((message) => JSON.stringify(message))];
-    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    ensurePrivateDir(path.dirname(this.file));
     writeFileAtomicSync(this.file, `${lines.join('\n')}\n`);
   }
 }

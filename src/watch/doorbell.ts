@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from '../logger.js';
+import { ensurePrivateDir } from '../fs/private-dir.js';
 
 export type WakeReason = 'change' | 'rescan' | 'aborted';
 
@@ -41,7 +42,7 @@ export class Doorbell {
   ) {}
 
   static async open(options: DoorbellOptions): Promise<Doorbell> {
-    for (const dir of options.dirs) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const dir of options.dirs) ensurePrivateDir(dir);
     const accept = options.accept ?? defaultAccept;
     const watcher = watch([...options.dirs], {
       ignoreInitial: true,

@@ -28,6 +28,20 @@ describe('InboxConsumer', () => {
     expect(consumer.read().messages.map((m) => m.content)).toEqual(['three']);
   });
 
+  it('a cursor pointing inside a message re-reads from the start instead of skipping it; handled ids are dropped', () => {
+    const { paths, logger, send } = setup();
+    send('one');
+    const consumer = new InboxConsumer({ paths, name: 'sink', logger });
+    const first = consumer.read();
+    consumer.commit(first);
+    send('two, which the damaged cursor cuts through');
+    const cursor = JSON.parse(fs.readFileSync(paths.cursorFile('sink'), 'utf8'));
+    fs.writeFileSync(paths.cursorFile('sink'), JSON.stringify({ ...cursor, offset: cursor.offset + 10 }));
+    const handled = new Set(first.messages.map((m) => m.id));
+    const again = new InboxConsumer({ paths, name: 'sink', logger, isHandled: (id) => handled.has(id) });
+    expect(again.read().messages.map((m) => m.content)).toEqual(['two, which the damaged cursor cuts through']);
+  });
+
   it('persists the cursor, so a new consumer continues where the last one committed', () => {
     const { paths, logger, send } = setup();
     send('one');

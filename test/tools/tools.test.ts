@@ -7,6 +7,7 @@ import { startFixture, waitForLine } from '../helpers/processes.js';
 import { globToRegExp } from '../../src/tools/search-tools.js';
 import { detectSandbox } from '../../src/sandbox/sandbox.js';
 import { createShellLauncher } from '../../src/sandbox/shell-launcher.js';
+import { isAlive } from '../../src/proc/process-identity.js';
 import { openBoard } from '../helpers/board.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
@@ -106,6 +107,20 @@ describe('tools', () => {
     const tools = new ToolRegistry();
     expect(await tools.run('bash', { command: 'pwd; echo oops >&2; exit 3' }, ctx)).toEqual({ content: `exit code 3\n${fs.realpathSync(ctx.workspace)}\noops\n`, isError: true });
     expect(await tools.run('bash', { command: 'sleep 30', timeout_ms: 200 }, ctx)).toMatchObject({ isError: true, content: expect.stringContaining('timed out') });
+  });
+
+  it('unsandboxed, bash answers at its timeout even when a detached child keeps its output pipe open', async () => {
+    const ws = makeTempDir('teamd-ws-');
+    const ctx = context({
+      workspace: ws,
+      shell: createShellLauncher({ kind: detectSandbox(), mode: 'off', layout: { workspace: ws, hidden: [] }, baseEnv: process.env, secretNames: [], marker: { name: 'TEAMD_SPAWNED_BY', value: 'test' } }),
+    });
+    const result = await new ToolRegistry().run('bash', { command: 'setsid sleep 31339 & echo $! > child.pid; sleep 30', timeout_ms: 300 }, ctx);
+    expect(result).toMatchObject({ isError: true, content: expect.stringContaining('timed out') });
+    // The answer came while the detached child still held the pipe: it did not wait for it.
+    const child = Number(fs.readFileSync(path.join(ws, 'child.pid'), 'utf8'));
+    expect(isAlive(child)).toBe(true);
+    process.kill(child, 'SIGKILL');
   });
 
   it('bash stops when the teammate shuts down', async () => {
