@@ -125,5 +125,10 @@ function format(result: RunResult): string[] {
 
 function listFromEnv(name: string, fallback: string[]): string[] {
   const raw = process.env[name];
-  return raw ? raw.split(',').map((item) => item.trim()).filter((item) => item.length > 0) : fallback;
+  return raw
+    ? raw
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0)
+    : fallback;
 }

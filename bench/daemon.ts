@@ -85,7 +85,9 @@ export async function benchDaemon(): Promise<void> {
     const ready = readyTimes(paths);
     const workers = readConfig(paths.config).members.map((m) => m.pid!);
     const rss = workers.map(rssMiB);
-    out.push(`spawn -> ready (fork to the worker's ready message), 10 teammates: p50 ${formatMs(percentile(ready, 50))} ms, max ${formatMs(Math.max(...ready))} ms`);
+    out.push(
+      `spawn -> ready (fork to the worker's ready message), 10 teammates: p50 ${formatMs(percentile(ready, 50))} ms, max ${formatMs(Math.max(...ready))} ms`,
+    );
     out.push(`resident memory per idle teammate: p50 ${percentile(rss, 50).toFixed(1)} MiB (daemon: ${rssMiB(daemonPid).toFixed(1)} MiB)`);
 
     // CPU while idle: nobody polls. Let start-up work (JIT, GC) settle first.
@@ -121,7 +123,9 @@ export async function benchDaemon(): Promise<void> {
       fs.rmdirSync(gate);
       await until(() => board.get(task.id).status === 'completed', 'the task completed');
     }
-    out.push(`kill -9 of a teammate in the middle of a task -> restarted and working on it again: p50 ${formatMs(percentile(resumeMs, 50))} ms, max ${formatMs(Math.max(...resumeMs))} ms`);
+    out.push(
+      `kill -9 of a teammate in the middle of a task -> restarted and working on it again: p50 ${formatMs(percentile(resumeMs, 50))} ms, max ${formatMs(Math.max(...resumeMs))} ms`,
+    );
 
     // Largest team: keep spawning up to the cap, measuring memory.
     const spawnStarted = performance.now();
@@ -146,6 +150,7 @@ export async function benchDaemon(): Promise<void> {
     fs.rmSync(path.dirname(paths.root), { recursive: true, force: true });
   }
   out.push(`kill -9 of the daemon with 10 teammates -> all of them gone in ${formatMs(await orphanCheck(10))} ms`);
-  process.stdout.write(`daemon: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}\n${out.map((line) => `  ${line}`).join('\n')}\n`);
+  process.stdout.write(
+    `daemon: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}\n${out.map((line) => `  ${line}`).join('\n')}\n`,
+  );
 }
-

@@ -18,7 +18,9 @@ function tempTeam(): string {
 async function throughput(writers: number, perWriter: number): Promise<string[]> {
   const root = tempTeam();
   try {
-    const children = Array.from({ length: writers }, (_, i) => startBenchChild<{ sent: number; ms: number }>(WRITER, [root, `w${i}`, 'sink', 'flood', String(perWriter)]));
+    const children = Array.from({ length: writers }, (_, i) =>
+      startBenchChild<{ sent: number; ms: number }>(WRITER, [root, `w${i}`, 'sink', 'flood', String(perWriter)]),
+    );
     await Promise.all(children.map((child) => child.ready));
     const started = performance.now();
     for (const child of children) child.go();
@@ -57,7 +59,9 @@ async function latency(spec: LatencyCase): Promise<string[]> {
 
 export async function benchMailbox(): Promise<void> {
   const rows = [await throughput(1, 4000), await throughput(8, 1000)];
-  process.stdout.write(`mailbox: appends into one inbox (fdatasync each), writers are separate processes, ${os.cpus().length} cores, node ${process.version}\n`);
+  process.stdout.write(
+    `mailbox: appends into one inbox (fdatasync each), writers are separate processes, ${os.cpus().length} cores, node ${process.version}\n`,
+  );
   process.stdout.write(`${table(['writers', 'messages', 'msgs/s'], rows)}\n\n`);
 
   const cases: LatencyCase[] = [

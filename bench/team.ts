@@ -120,11 +120,19 @@ export async function benchTeam(): Promise<void> {
     rows.push([`fixed poll ${interval / 1000} s (seeds)`, String(polled.length), formatMs(percentile(polled, 50)), formatMs(percentile(polled, 99))]);
   }
   process.stdout.write(`team: offline model, ${os.cpus().length} cores, node ${process.version}\n`);
-  process.stdout.write(`wake: task added -> claimed by an idle teammate (createdAt -> claimedAt)\n${table(['idle teammate', 'tasks', 'p50 ms', 'p99 ms'], rows)}\n\n`);
+  process.stdout.write(
+    `wake: task added -> claimed by an idle teammate (createdAt -> claimedAt)\n${table(['idle teammate', 'tasks', 'p50 ms', 'p99 ms'], rows)}\n\n`,
+  );
   const throughputRows: string[][] = [];
   for (const size of [1, 2, 4]) {
     const result = await throughput(size, 40);
-    throughputRows.push([String(size), '40', result.perMinute.toFixed(0), formatMs(percentile(result.overhead, 50)), formatMs(percentile(result.overhead, 99))]);
+    throughputRows.push([
+      String(size),
+      '40',
+      result.perMinute.toFixed(0),
+      formatMs(percentile(result.overhead, 50)),
+      formatMs(percentile(result.overhead, 99)),
+    ]);
   }
   process.stdout.write(
     `tasks of one no-op command each; overhead = claim -> completed (3 model round trips, 1 shell command, board writes)\n${table(['teammates', 'tasks', 'tasks/min', 'overhead p50 ms', 'p99 ms'], throughputRows)}\n`,

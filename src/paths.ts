@@ -20,12 +20,12 @@ export interface StatePaths {
   readonly daemonSocket: string;
   /** Signs protocol messages that grant something (inbox/protocol-key.ts). */
   readonly protocolKey: string;
-  taskFile(id: number): string;
-  revisionToken(id: number, rev: number): string;
-  inboxFile(name: string): string;
-  cursorFile(name: string): string;
-  sessionFile(name: string): string;
-  logFile(name: string): string;
+  readonly taskFile: (id: number) => string;
+  readonly revisionToken: (id: number, rev: number) => string;
+  readonly inboxFile: (name: string) => string;
+  readonly cursorFile: (name: string) => string;
+  readonly sessionFile: (name: string) => string;
+  readonly logFile: (name: string) => string;
 }
 
 export const TASK_FILE_PATTERN = /^task_(\d+)\.json$/;

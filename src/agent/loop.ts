@@ -41,7 +41,7 @@ const DEFAULT_MAX_STEPS = 100;
  * tools (or calls `idle`). Does no I/O of its own — the model and the tools are injected —
  * and reports everything as events for the worker to log, save and forward.
  */
-export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): AsyncGenerator<AgentEvent> {
+export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): AsyncGenerator<AgentEvent, void, undefined> {
   let compactedAfterError = false;
   let continues = 0;
   for (let steps = 0; ; steps++) {

@@ -63,7 +63,10 @@ export class Board {
     this.logger = deps.logger;
     this.now = deps.now ?? (() => new Date());
     this.scanner = new ReadyScanner(this.store, this.paths.taskFile, (id, reason) =>
-      this.logger.warn({ taskId: id, file: this.paths.taskFile(id), reason }, 'invalid task file skipped by claims (left untouched): fix it or move it out of the tasks folder'),
+      this.logger.warn(
+        { taskId: id, file: this.paths.taskFile(id), reason },
+        'invalid task file skipped by claims (left untouched): fix it or move it out of the tasks folder',
+      ),
     );
     this.tokens = new RevisionTokens({
       paths: this.paths,
@@ -217,9 +220,7 @@ export class Board {
 
   private claimUnderLock(handle: LockHandle, id: number, owner: string): Task | null {
     try {
-      return this.writeUnderLock(handle, id, (task) =>
-        transitions.claimTask(task, owner, assessReadiness(task, this.lookupFromDisk()), this.timestamp()),
-      );
+      return this.writeUnderLock(handle, id, (task) => transitions.claimTask(task, owner, assessReadiness(task, this.lookupFromDisk()), this.timestamp()));
     } catch (error) {
       // CONCURRENT_WRITE: two claimers took over the same stale lock at once (proper-lockfile cannot
       // prevent that) and the other one wrote first; the task is not ours, so move on like the rest.
@@ -256,7 +257,10 @@ export class Board {
     for (let id = first; id < first + MAX_ID_PROBES; id++) {
       if (this.tokens.takeNew(id)) return id;
     }
-    throw new TeamdError('CONCURRENT_WRITE', `could not allocate a task id: ${MAX_ID_PROBES} ids from ${first} are taken in ${this.paths.revisionsDir}; retry the command`);
+    throw new TeamdError(
+      'CONCURRENT_WRITE',
+      `could not allocate a task id: ${MAX_ID_PROBES} ids from ${first} are taken in ${this.paths.revisionsDir}; retry the command`,
+    );
   }
 
   private readCounter(): number {

@@ -51,7 +51,10 @@ export class RevisionTokens {
       if (this.writerMayLive(id, rev)) throw concurrent(id, `another process is writing revision ${rev} right now`);
       // A dead writer's token that was never committed: step over it.
     }
-    throw concurrent(id, `${MAX_DEAD_STEPS} dead writers' tokens in a row; remove ${this.deps.paths.revisionsDir}/${id}.* by hand if no teamd process is running`);
+    throw concurrent(
+      id,
+      `${MAX_DEAD_STEPS} dead writers' tokens in a row; remove ${this.deps.paths.revisionsDir}/${id}.* by hand if no teamd process is running`,
+    );
   }
 
   /** A new task's first version: false when the id is already taken. */

@@ -13,24 +13,26 @@ const isoTimestamp = z.iso.datetime({ offset: true });
 export const taskIdSchema = z.number().int().positive();
 
 /** The task file's wire format. Unknown extra fields are kept so other tools can annotate tasks. */
-export const taskSchema = z.looseObject({
-  id: taskIdSchema,
-  subject: z.string().min(1).max(MAX_SUBJECT_CHARS),
-  description: z.string().max(MAX_DESCRIPTION_CHARS),
-  status: z.enum(TASK_STATUSES),
-  owner: nameSchema.nullable(),
-  blockedBy: z.array(taskIdSchema),
-  claim: z.number().int().nonnegative(),
-  /** Bumped by every write; the next one exists once (board/revision-tokens.ts). Files from before it read as 0. */
-  rev: z.number().int().nonnegative().default(0),
-  createdAt: isoTimestamp,
-  updatedAt: isoTimestamp,
-  claimedAt: isoTimestamp.nullable(),
-  completedAt: isoTimestamp.nullable(),
-  result: z.string().max(MAX_RESULT_CHARS).nullable(),
-}).refine((task) => (task.status === 'pending') === (task.owner === null) || isTerminalStatus(task.status), {
-  message: 'a pending task has no owner and an in_progress task has one',
-});
+export const taskSchema = z
+  .looseObject({
+    id: taskIdSchema,
+    subject: z.string().min(1).max(MAX_SUBJECT_CHARS),
+    description: z.string().max(MAX_DESCRIPTION_CHARS),
+    status: z.enum(TASK_STATUSES),
+    owner: nameSchema.nullable(),
+    blockedBy: z.array(taskIdSchema),
+    claim: z.number().int().nonnegative(),
+    /** Bumped by every write; the next one exists once (board/revision-tokens.ts). Files from before it read as 0. */
+    rev: z.number().int().nonnegative().default(0),
+    createdAt: isoTimestamp,
+    updatedAt: isoTimestamp,
+    claimedAt: isoTimestamp.nullable(),
+    completedAt: isoTimestamp.nullable(),
+    result: z.string().max(MAX_RESULT_CHARS).nullable(),
+  })
+  .refine((task) => (task.status === 'pending') === (task.owner === null) || isTerminalStatus(task.status), {
+    message: 'a pending task has no owner and an in_progress task has one',
+  });
 
 export type Task = z.infer<typeof taskSchema>;
 

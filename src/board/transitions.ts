@@ -12,11 +12,9 @@ export interface Actor {
 }
 
 function refuseTransition(task: Task, action: string, allowed: readonly TaskStatus[]): never {
-  throw new TeamdError(
-    'INVALID_TRANSITION',
-    `cannot ${action} task ${task.id}: it is ${task.status}; that needs a task that is ${allowed.join(' or ')}`,
-    { details: { id: task.id, status: task.status } },
-  );
+  throw new TeamdError('INVALID_TRANSITION', `cannot ${action} task ${task.id}: it is ${task.status}; that needs a task that is ${allowed.join(' or ')}`, {
+    details: { id: task.id, status: task.status },
+  });
 }
 
 function requireStatus(task: Task, action: string, allowed: readonly TaskStatus[]): void {
@@ -42,11 +40,9 @@ function checkActor(task: Task, actor: Actor, action: string): void {
 
 export function claimTask(task: Task, owner: string, readiness: Readiness, now: string): Task {
   if (task.status !== 'pending' || task.owner !== null) {
-    throw new TeamdError(
-      'NOT_READY',
-      `cannot claim task ${task.id}: it is ${task.status}${task.owner ? ` and owned by ${task.owner}` : ''}`,
-      { details: { id: task.id, status: task.status, owner: task.owner } },
-    );
+    throw new TeamdError('NOT_READY', `cannot claim task ${task.id}: it is ${task.status}${task.owner ? ` and owned by ${task.owner}` : ''}`, {
+      details: { id: task.id, status: task.status, owner: task.owner },
+    });
   }
   if (!readiness.ready) {
     const why = readiness.stuck

@@ -13,10 +13,17 @@ import type { Io } from './output.js';
 const START_TIMEOUT_MS = 20_000;
 
 /** Starts `teamd start --foreground` detached, and returns once its control socket answers. */
-export async function startDetachedDaemon(io: Io, paths: StatePaths, options: { model?: string | undefined; idleTimeout?: number | undefined }): Promise<PidInfo> {
+export async function startDetachedDaemon(
+  io: Io,
+  paths: StatePaths,
+  options: { model?: string | undefined; idleTimeout?: number | undefined },
+): Promise<PidInfo> {
   const running = readLiveDaemon(paths);
   if (running) {
-    throw new TeamdError('DAEMON_RUNNING', `a teamd daemon is already running for ${paths.root} (pid ${running.pid}); stop it with: teamd stop --dir ${paths.root}`);
+    throw new TeamdError(
+      'DAEMON_RUNNING',
+      `a teamd daemon is already running for ${paths.root} (pid ${running.pid}); stop it with: teamd stop --dir ${paths.root}`,
+    );
   }
   ensurePrivateDir(paths.root);
   ensurePrivateDir(paths.logsDir);
@@ -41,7 +48,9 @@ export async function startDetachedDaemon(io: Io, paths: StatePaths, options: { 
     } catch (error) {
       if (!isTeamdError(error, 'DAEMON_NOT_RUNNING') || Date.now() > deadline) {
         if (Date.now() > deadline) child.kill('SIGTERM');
-        throw Date.now() > deadline ? new TeamdError('DAEMON_START_FAILED', `the daemon did not become ready within ${START_TIMEOUT_MS} ms; see ${startLog}`) : error;
+        throw Date.now() > deadline
+          ? new TeamdError('DAEMON_START_FAILED', `the daemon did not become ready within ${START_TIMEOUT_MS} ms; see ${startLog}`)
+          : error;
       }
     }
     await delay(25);

@@ -3,12 +3,16 @@ import { TASK_STATUSES, type TaskStatus } from '../board/task.js';
 import { NAME_PATTERN } from '../names.js';
 
 export function parseTaskId(raw: string): number {
-  if (!/^[1-9]\d{0,14}$/.test(raw.trim())) throw new InvalidArgumentError(`expected a task id (a positive whole number such as 3), got ${JSON.stringify(raw)}.`);
+  if (!/^[1-9]\d{0,14}$/.test(raw.trim()))
+    throw new InvalidArgumentError(`expected a task id (a positive whole number such as 3), got ${JSON.stringify(raw)}.`);
   return Number(raw.trim());
 }
 
 export function parseTaskIdList(raw: string): number[] {
-  const parts = raw.split(',').map((part) => part.trim()).filter((part) => part.length > 0);
+  const parts = raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
   if (parts.length === 0) throw new InvalidArgumentError(`expected task ids separated by commas (e.g. 1,2), got ${JSON.stringify(raw)}.`);
   return parts.map(parseTaskId);
 }

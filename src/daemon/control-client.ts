@@ -4,7 +4,16 @@ import type { StatePaths } from '../paths.js';
 import { controlResponseSchema, type ControlRequest } from './control-protocol.js';
 
 const KNOWN_CODES = new Set<string>([
-  'USAGE', 'INVALID_INPUT', 'INVALID_NAME', 'UNKNOWN_MEMBER', 'UNKNOWN_RECIPIENT', 'ALREADY_RUNNING', 'DAEMON_RUNNING', 'IO', 'PROTOCOL', 'CONFIG_CORRUPT',
+  'USAGE',
+  'INVALID_INPUT',
+  'INVALID_NAME',
+  'UNKNOWN_MEMBER',
+  'UNKNOWN_RECIPIENT',
+  'ALREADY_RUNNING',
+  'DAEMON_RUNNING',
+  'IO',
+  'PROTOCOL',
+  'CONFIG_CORRUPT',
 ]);
 
 /** Sends one request to the daemon of a state folder and returns its result, or throws its error. */
@@ -26,7 +35,11 @@ export async function requestDaemon(paths: StatePaths, request: ControlRequest, 
     socket.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') {
-        reject(new TeamdError('DAEMON_NOT_RUNNING', `no teamd daemon is running for ${paths.root}: start it with: teamd start --dir ${paths.root}`, { cause: error }));
+        reject(
+          new TeamdError('DAEMON_NOT_RUNNING', `no teamd daemon is running for ${paths.root}: start it with: teamd start --dir ${paths.root}`, {
+            cause: error,
+          }),
+        );
       } else reject(new TeamdError('IO', `cannot reach the daemon at ${paths.daemonSocket}: ${error.message}`, { cause: error }));
     });
   });

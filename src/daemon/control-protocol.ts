@@ -8,7 +8,10 @@ export const controlRequestSchema = z.discriminatedUnion('op', [
     op: z.literal('spawn'),
     name: nameSchema,
     role: z.string().min(1).max(64),
-    prompt: z.string().max(64 * 1024).optional(),
+    prompt: z
+      .string()
+      .max(64 * 1024)
+      .optional(),
     model: z.string().min(1).max(128).optional(),
     plan: z.boolean().optional(),
     budgetTokens: z.number().int().positive().optional(),

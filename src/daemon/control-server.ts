@@ -65,7 +65,10 @@ function serve(socket: net.Socket, handle: ControlHandler, logger: Logger): void
     }
     const parsed = controlRequestSchema.safeParse(json);
     if (!parsed.success) {
-      reply({ ok: false, error: { code: 'PROTOCOL', message: `invalid request: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` } });
+      reply({
+        ok: false,
+        error: { code: 'PROTOCOL', message: `invalid request: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` },
+      });
       return;
     }
     handle(parsed.data).then(

@@ -70,7 +70,10 @@ export class Daemon {
     let supervisor: Supervisor | null = null;
     let model: OfflineModelServer | null = null;
     try {
-      model = await OfflineModelServer.listen({ script: new OfflineScript(path.join(paths.root, 'offline-script.json'), (message) => logger.error(message)), logger: logger.child({ component: 'offline-model' }) });
+      model = await OfflineModelServer.listen({
+        script: new OfflineScript(path.join(paths.root, 'offline-script.json'), (message) => logger.error(message)),
+        logger: logger.child({ component: 'offline-model' }),
+      });
       const roster = new RosterStore(paths, { logger });
       const { settings } = roster.update((config) => ({ ...config, settings: { ...config.settings, ...definedOnly(options.settings ?? {}) } }));
       const board = new Board({ paths, locker, logger });
@@ -156,7 +159,10 @@ function checkSandbox(mode: SandboxMode, logger: Logger): string {
   const kind = detectSandbox();
   const text = describeSandbox(kind, mode);
   if (mode === 'required' && kind.kind === 'none') {
-    throw new TeamdError('DAEMON_START_FAILED', `teammates' commands cannot be sandboxed: ${kind.why}; or, to run them unconfined, set "sandbox": "preferred" in the settings of config.json`);
+    throw new TeamdError(
+      'DAEMON_START_FAILED',
+      `teammates' commands cannot be sandboxed: ${kind.why}; or, to run them unconfined, set "sandbox": "preferred" in the settings of config.json`,
+    );
   }
   if (kind.kind === 'none' || mode === 'off') logger.warn({ sandbox: text }, `WARNING: teammates' commands are NOT sandboxed: ${text}`);
   else logger.info({ sandbox: text }, 'commands sandboxed');

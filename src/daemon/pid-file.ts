@@ -59,15 +59,25 @@ export async function acquirePidFile(paths: StatePaths, locker: FileLocker, logg
   return locker.withLock(`${paths.runDir}/daemon`, () => {
     const live = readLiveDaemon(paths);
     if (live && live.pid !== process.pid) {
-      throw new TeamdError('DAEMON_RUNNING', `a teamd daemon is already running for ${paths.root} (pid ${live.pid}); stop it with: teamd stop --dir ${paths.root}`, {
-        details: { pid: live.pid },
-      });
+      throw new TeamdError(
+        'DAEMON_RUNNING',
+        `a teamd daemon is already running for ${paths.root} (pid ${live.pid}); stop it with: teamd stop --dir ${paths.root}`,
+        {
+          details: { pid: live.pid },
+        },
+      );
     }
     if (fs.existsSync(paths.daemonPid)) {
       logger.warn({ file: paths.daemonPid }, 'removing the pid file of a daemon that is no longer running');
       fs.rmSync(paths.daemonPid, { force: true });
     }
-    const info: PidInfo = { pid: process.pid, start: processStartTime(process.pid), startedAt: now.toISOString(), dir: paths.root, ...(sandbox ? { sandbox } : {}) };
+    const info: PidInfo = {
+      pid: process.pid,
+      start: processStartTime(process.pid),
+      startedAt: now.toISOString(),
+      dir: paths.root,
+      ...(sandbox ? { sandbox } : {}),
+    };
     writeFileAtomicSync(paths.daemonPid, `${JSON.stringify(info)}\n`);
     return info;
   });

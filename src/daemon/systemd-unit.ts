@@ -12,7 +12,12 @@ export interface UnitSpec {
 
 /** A stable unit name per state folder: teamd-<workspace>-<hash>.service. */
 export function unitName(stateDir: string): string {
-  const workspace = path.basename(path.dirname(path.resolve(stateDir))).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'root';
+  const workspace =
+    path
+      .basename(path.dirname(path.resolve(stateDir)))
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'root';
   const hash = createHash('sha256').update(path.resolve(stateDir)).digest('hex').slice(0, 8);
   return `teamd-${workspace}-${hash}.service`;
 }

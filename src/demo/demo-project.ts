@@ -7,7 +7,7 @@ export const DEMO_TASKS: readonly (NewTask & { readonly key: string; readonly af
   {
     key: 'scaffold',
     subject: 'Scaffold the calc project',
-    description: `Create the folders.\n${sh('mkdir -p calc/src calc/test', "printf '{\"name\":\"calc\",\"type\":\"module\"}\\n' > calc/package.json")}`,
+    description: `Create the folders.\n${sh('mkdir -p calc/src calc/test', 'printf \'{"name":"calc","type":"module"}\\n\' > calc/package.json')}`,
   },
   {
     key: 'library',
@@ -15,7 +15,7 @@ export const DEMO_TASKS: readonly (NewTask & { readonly key: string; readonly af
     subject: 'Write the calc library',
     description: `Arithmetic helpers.\n${sh(
       "printf 'export const add = (a, b) => a + b;\\nexport const mul = (a, b) => a * b;\\n' > calc/src/calc.js",
-      'node -e "import(\'./calc/src/calc.js\').then((m) => process.stdout.write(\'add(2, 3) = \' + m.add(2, 3) + String.fromCharCode(10)))"',
+      "node -e \"import('./calc/src/calc.js').then((m) => process.stdout.write('add(2, 3) = ' + m.add(2, 3) + String.fromCharCode(10)))\"",
     )}`,
   },
   {
@@ -23,7 +23,7 @@ export const DEMO_TASKS: readonly (NewTask & { readonly key: string; readonly af
     after: ['scaffold'],
     subject: 'Write the calc command line',
     description: `A CLI: node calc/src/cli.js add 2 3.\n${sh(
-      "printf \"import * as calc from './calc.js';\\nconst [op, a, b] = process.argv.slice(2);\\nprocess.stdout.write(calc[op](Number(a), Number(b)) + String.fromCharCode(10));\\n\" > calc/src/cli.js",
+      'printf "import * as calc from \'./calc.js\';\\nconst [op, a, b] = process.argv.slice(2);\\nprocess.stdout.write(calc[op](Number(a), Number(b)) + String.fromCharCode(10));\\n" > calc/src/cli.js',
     )}`,
   },
   {

@@ -197,7 +197,11 @@ export class FileLocker {
     const seen = this.futureLocks.get(lock);
     const now = performance.now();
     if (!seen || seen.ino !== stat.ino || seen.mtimeMs !== stat.mtimeMs) {
-      if (!seen) this.logger.warn({ lock, mtime: stat.mtime.toISOString() }, 'lock folder has a time in the future (clock stepped back?); it is taken over if nobody refreshes it');
+      if (!seen)
+        this.logger.warn(
+          { lock, mtime: stat.mtime.toISOString() },
+          'lock folder has a time in the future (clock stepped back?); it is taken over if nobody refreshes it',
+        );
       this.futureLocks.set(lock, { ino: stat.ino, mtimeMs: stat.mtimeMs, firstSeen: now });
       return false;
     }

@@ -37,5 +37,7 @@ export function ensurePrivateDir(dir: string): void {
 }
 
 function cannotCreate(dir: string, why: string): TeamdError {
-  return new TeamdError('STATE_DIR_MISSING', `cannot use ${dir} as a state folder: ${why}; pass --dir <path> (or TEAMD_DIR) naming a folder you can create`, { details: { dir } });
+  return new TeamdError('STATE_DIR_MISSING', `cannot use ${dir} as a state folder: ${why}; pass --dir <path> (or TEAMD_DIR) naming a folder you can create`, {
+    details: { dir },
+  });
 }

@@ -61,7 +61,10 @@ export class InboxConsumer {
     }
     if (from > 0 && !startsRecord(this.file, from)) {
       // A damaged or hand-edited cursor: starting here would drop the message it cuts through.
-      this.logger.warn({ file: this.file, offset: from, cursor: this.cursors.file }, 'the cursor points inside a message; re-reading the inbox from the start (handled messages are recognised by id)');
+      this.logger.warn(
+        { file: this.file, offset: from, cursor: this.cursors.file },
+        'the cursor points inside a message; re-reading the inbox from the start (handled messages are recognised by id)',
+      );
       from = 0;
     }
     const read = readInboxFrom(this.file, from);

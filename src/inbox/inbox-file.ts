@@ -54,7 +54,7 @@ export function readInboxFrom(file: string, offset: number): InboxRead {
 
 function findNewline(fd: number, from: number, size: number): number {
   const buffer = Buffer.alloc(64 * 1024);
-  for (let position = from; position < size; ) {
+  for (let position = from; position < size;) {
     const length = fs.readSync(fd, buffer, 0, buffer.length, position);
     const at = buffer.subarray(0, length).indexOf(0x0a);
     if (at !== -1) return position + at;

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { TeamdError } from '../errors.js';
 import { appendRecordSync } from '../fs/append-record.js';
 import type { Logger } from '../logger.js';

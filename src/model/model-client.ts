@@ -73,7 +73,8 @@ function classify(sdk: Sdk, error: unknown): ModelError {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof A.BadRequestError && /prompt is too long/i.test(error.message)) return new ModelError('prompt_too_long', message, { cause: error });
   if (error instanceof A.RateLimitError) return new ModelError('rate_limited', `rate limited by the model API after retries (${message})`, { cause: error });
-  if (error instanceof A.InternalServerError) return new ModelError('server', `the model API failed after retries (status ${error.status}: ${message})`, { cause: error });
+  if (error instanceof A.InternalServerError)
+    return new ModelError('server', `the model API failed after retries (status ${error.status}: ${message})`, { cause: error });
   if (error instanceof A.AuthenticationError) return new ModelError('auth', `the API key was refused (${message}); check ANTHROPIC_API_KEY`, { cause: error });
   if (error instanceof A.APIConnectionError) return new ModelError('connection', `cannot reach the model API (${message})`, { cause: error });
   if (error instanceof A.APIError) return new ModelError('other', `model API error ${error.status ?? ''}: ${message}`, { cause: error });
@@ -114,7 +115,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
             model: options.model,
             max_tokens: request.maxTokens,
             system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }],
-            tools: tools as Anthropic.Tool[],
+            tools,
             messages: request.messages as Anthropic.MessageParam[],
           },
           signal ? { signal } : undefined,

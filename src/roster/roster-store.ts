@@ -58,7 +58,10 @@ export class RosterStore {
       if (isTeamdError(error, 'CONFIG_CORRUPT')) this.damagedOnDisk = true;
       if (this.reportedDamage !== error.message) {
         this.reportedDamage = error.message;
-        this.options.logger?.error({ file: this.paths.config, err: error }, `${error.message}; the daemon keeps its last good roster and sets the damaged file aside at its next write`);
+        this.options.logger?.error(
+          { file: this.paths.config, err: error },
+          `${error.message}; the daemon keeps its last good roster and sets the damaged file aside at its next write`,
+        );
       }
       return this.last;
     }
@@ -73,7 +76,9 @@ export class RosterStore {
     } catch (error) {
       if (options.mustPersist) {
         this.last = previous;
-        throw new TeamdError('IO', `cannot write ${this.paths.config}: ${(error as Error).message}; free some disk space (or make it writable) and retry`, { cause: error });
+        throw new TeamdError('IO', `cannot write ${this.paths.config}: ${(error as Error).message}; free some disk space (or make it writable) and retry`, {
+          cause: error,
+        });
       }
       this.failed(error as Error);
     }
@@ -130,7 +135,7 @@ export class RosterStore {
       const aside = `${this.paths.config}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`;
       fs.renameSync(this.paths.config, aside);
       this.damagedOnDisk = false;
-      this.options.logger?.warn({ file: this.paths.config, aside }, 'moved the damaged roster aside; writing the daemon\'s own');
+      this.options.logger?.warn({ file: this.paths.config, aside }, "moved the damaged roster aside; writing the daemon's own");
     }
     writeFileAtomicSync(this.paths.config, `${JSON.stringify(config, null, 2)}\n`);
     if (this.pending || this.failure) this.options.logger?.info({ file: this.paths.config }, 'roster written again');
@@ -142,7 +147,10 @@ export class RosterStore {
   private failed(error: Error): void {
     if (!this.failure) {
       this.failure = { message: `${(error as NodeJS.ErrnoException).code ?? 'error'}: ${error.message}`, since: new Date().toISOString() };
-      this.options.logger?.error({ file: this.paths.config, err: error }, `cannot write ${this.paths.config}; the daemon keeps running and retries with backoff`);
+      this.options.logger?.error(
+        { file: this.paths.config, err: error },
+        `cannot write ${this.paths.config}; the daemon keeps running and retries with backoff`,
+      );
     }
     this.pending = true;
     this.schedule();

@@ -81,18 +81,25 @@ export class Supervisor {
       );
     }
     if (slot?.child || slot?.restartTimer) {
-      throw new TeamdError('ALREADY_RUNNING', `${spec.name} is already running (pid ${slot.child?.pid ?? 'restarting'}); shut it down first: teamd shutdown ${spec.name}`);
+      throw new TeamdError(
+        'ALREADY_RUNNING',
+        `${spec.name} is already running (pid ${slot.child?.pid ?? 'restarting'}); shut it down first: teamd shutdown ${spec.name}`,
+      );
     }
-    this.deps.roster.upsertMember(spec.name, {
-      role: spec.role,
-      status: 'starting',
-      ...(spec.prompt === undefined ? {} : { prompt: spec.prompt }),
-      ...(spec.model === undefined ? {} : { model: spec.model }),
-      ...(spec.plan === undefined ? {} : { plan: spec.plan }),
-      ...(spec.budgetTokens === undefined ? {} : { budgetTokens: spec.budgetTokens }),
-      restarts: 0,
-      lastExit: null,
-    }, { mustPersist: true });
+    this.deps.roster.upsertMember(
+      spec.name,
+      {
+        role: spec.role,
+        status: 'starting',
+        ...(spec.prompt === undefined ? {} : { prompt: spec.prompt }),
+        ...(spec.model === undefined ? {} : { model: spec.model }),
+        ...(spec.plan === undefined ? {} : { plan: spec.plan }),
+        ...(spec.budgetTokens === undefined ? {} : { budgetTokens: spec.budgetTokens }),
+        restarts: 0,
+        lastExit: null,
+      },
+      { mustPersist: true },
+    );
     this.slots.set(spec.name, this.newSlot());
     this.launch(spec.name);
     return this.deps.roster.requireMember(spec.name);
@@ -225,8 +232,12 @@ export class Supervisor {
       }
       case 'restart': {
         const member = this.deps.roster.member(name);
+        this.notifyLead(
+          name,
+          'teammate_crashed',
+          `${name} crashed (${describeExit(exit)}); restarting in ${decision.afterMs} ms. Its task stays with it and is resumed.`,
+        );
         this.deps.roster.patchMember(name, { status: 'crashed', pid: null, restarts: (member?.restarts ?? 0) + 1, lastExit: describeExit(exit) });
-        this.notifyLead(name, 'teammate_crashed', `${name} crashed (${describeExit(exit)}); restarting in ${decision.afterMs} ms. Its task stays with it and is resumed.`);
         slot.restartTimer = setTimeout(() => {
           slot.restartTimer = null;
           if (!this.stopping) this.launch(name);
@@ -235,12 +246,13 @@ export class Supervisor {
       }
       case 'give-up': {
         const released = await this.work.releaseTasksOf(name, `${name} errored`);
-        this.deps.roster.patchMember(name, { status: 'errored', pid: null, lastExit: describeExit(exit) });
+        // Notice before status: whoever sees "errored" finds the lead already told.
         this.notifyLead(
           name,
           'teammate_crashed',
           `${name} ${decision.reason}; it is marked errored and will not be restarted.${released.length ? ` Task(s) ${released.join(', ')} went back to the board.` : ''} See: teamd logs ${name}`,
         );
+        this.deps.roster.patchMember(name, { status: 'errored', pid: null, lastExit: describeExit(exit) });
         this.scheduleWake();
         return;
       }
@@ -279,9 +291,6 @@ export class Supervisor {
     }
   }
 
-
-
-
   private notifyLead(name: string, type: 'teammate_crashed', content: string): void {
     try {
       this.deps.mailbox.send({ from: name, to: LEAD, type, content });
@@ -290,4 +299,3 @@ export class Supervisor {
     }
   }
 }
-

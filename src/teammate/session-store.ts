@@ -28,7 +28,13 @@ const headerSchema = z.object({
 const messageSchema = z.object({ role: z.enum(['user', 'assistant']), content: z.array(z.looseObject({ type: z.string() })) });
 
 export function emptySession(): Session {
-  return { messages: [], handled: [], planApproved: false, planRequests: [], usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } };
+  return {
+    messages: [],
+    handled: [],
+    planApproved: false,
+    planRequests: [],
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+  };
 }
 
 /**

@@ -22,7 +22,11 @@ export class TaskOutcomes {
   finished(taskId: number): void {
     const task = this.deps.board.get(taskId);
     if (task.status !== 'completed' && task.status !== 'failed') return;
-    this.tell(task.status === 'completed' ? 'task_completed' : 'task_failed', `task ${taskId} ${task.status}: ${task.subject}${task.result ? `\n${task.result.slice(0, 2000)}` : ''}`, taskId);
+    this.tell(
+      task.status === 'completed' ? 'task_completed' : 'task_failed',
+      `task ${taskId} ${task.status}: ${task.subject}${task.result ? `\n${task.result.slice(0, 2000)}` : ''}`,
+      taskId,
+    );
   }
 
   /** A model error the loop could not recover from: the task fails with it and the lead is told. */
@@ -40,11 +44,17 @@ export class TaskOutcomes {
   /** The token budget would be exceeded: the task goes back to the board. */
   async budgetReached(task: Task | null, budget: number | undefined): Promise<void> {
     if (task && this.ownsOpen(task.id)) await this.deps.board.release(task.id, { owner: this.deps.name, claim: this.deps.claims.get(task.id) });
-    this.tell('message', `My token budget (${budget}) would be exceeded by the next model call, so I stopped.${task ? ` Task ${task.id} is back on the board.` : ''}`);
+    this.tell(
+      'message',
+      `My token budget (${budget}) would be exceeded by the next model call, so I stopped.${task ? ` Task ${task.id} is back on the board.` : ''}`,
+    );
   }
 
   stepLimit(task: Task | null): void {
-    this.tell('message', `I stopped after too many model calls in a row${task ? ` on task ${task.id}` : ''}; please check my log (teamd logs ${this.deps.name}).`);
+    this.tell(
+      'message',
+      `I stopped after too many model calls in a row${task ? ` on task ${task.id}` : ''}; please check my log (teamd logs ${this.deps.name}).`,
+    );
   }
 
   private ownsOpen(taskId: number): boolean {

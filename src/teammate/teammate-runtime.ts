@@ -226,8 +226,6 @@ export class TeammateRuntime {
     }
   }
 
-
-
   private overBudget(messages: readonly { role: string }[]): boolean {
     const budget = this.deps.budgetTokens;
     if (budget === undefined) return false;
@@ -235,7 +233,6 @@ export class TeammateRuntime {
     const spent = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
     return spent + estimateTokens(messages as never, this.system) + this.deps.maxTokens > budget;
   }
-
 
   private shutdownPending(): boolean {
     return this.deps.consumer.read().messages.some((m) => m.type === 'shutdown_request');

@@ -41,8 +41,20 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
   const modelName = member.model ?? config.settings.model;
   const model =
     modelName === 'offline'
-      ? createAnthropicClient({ model: 'offline', apiKey: requireEnv(proc, OFFLINE_KEY_ENV), baseURL: requireEnv(proc, OFFLINE_URL_ENV), teammate: args.name, logger })
-      : createAnthropicClient({ model: modelName, apiKey: requireEnv(proc, 'ANTHROPIC_API_KEY'), baseURL: proc.env.ANTHROPIC_BASE_URL, teammate: args.name, logger });
+      ? createAnthropicClient({
+          model: 'offline',
+          apiKey: requireEnv(proc, OFFLINE_KEY_ENV),
+          baseURL: requireEnv(proc, OFFLINE_URL_ENV),
+          teammate: args.name,
+          logger,
+        })
+      : createAnthropicClient({
+          model: modelName,
+          apiKey: requireEnv(proc, 'ANTHROPIC_API_KEY'),
+          baseURL: proc.env.ANTHROPIC_BASE_URL,
+          teammate: args.name,
+          logger,
+        });
   const sessions = new SessionStore(paths.sessionFile(args.name), logger);
   const session = sessions.load();
   const handled = new Set(session.handled);
@@ -53,7 +65,8 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
   if (sandbox.kind === 'none' && config.settings.sandbox === 'required') {
     throw new TeamdError('USAGE', `commands cannot be sandboxed: ${sandbox.why}; or set "sandbox": "preferred" in the settings of ${paths.config}`);
   }
-  if (sandbox.kind === 'none' || config.settings.sandbox === 'off') logger.warn({ sandbox: describeSandbox(sandbox, config.settings.sandbox) }, 'commands are NOT sandboxed');
+  if (sandbox.kind === 'none' || config.settings.sandbox === 'off')
+    logger.warn({ sandbox: describeSandbox(sandbox, config.settings.sandbox) }, 'commands are NOT sandboxed');
   const protocolKey = new ProtocolKey(paths.protocolKey);
   const shell = createShellLauncher({
     kind: sandbox,

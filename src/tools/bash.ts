@@ -17,7 +17,10 @@ export const bashTool = defineTool({
   name: 'bash',
   description: 'Run a shell command in the workspace (bash -c). Returns the exit code and the combined output (the last 64 KiB).',
   input: z.object({
-    command: z.string().min(1).max(64 * 1024),
+    command: z
+      .string()
+      .min(1)
+      .max(64 * 1024),
     timeout_ms: z.number().int().positive().max(600_000).optional(),
   }),
   mutating: true,
@@ -68,7 +71,14 @@ export const bashTool = defineTool({
       });
       const report = (code: number | null, signal: NodeJS.Signals | null): void => {
         const shown = output.length > MAX_OUTPUT ? `…(earlier output cut)\n${output.slice(-MAX_OUTPUT)}` : output;
-        const status = ended === 'timeout' ? 'timed out and was killed' : ended === 'shutdown' ? 'killed: the teammate is shutting down' : signal ? `killed by ${signal}` : `exit code ${code}`;
+        const status =
+          ended === 'timeout'
+            ? 'timed out and was killed'
+            : ended === 'shutdown'
+              ? 'killed: the teammate is shutting down'
+              : signal
+                ? `killed by ${signal}`
+                : `exit code ${code}`;
         finish(`${status}\n${shown}`, code !== 0 || ended !== null || signal !== null);
       };
     }),

@@ -62,7 +62,8 @@ export const editFileTool = defineTool({
     }
     const first = text.indexOf(input.old_text);
     if (first === -1) return toolError(`old_text was not found in ${input.path}; read the file and copy the text exactly`);
-    if (text.indexOf(input.old_text, first + 1) !== -1) return toolError(`old_text occurs more than once in ${input.path}; include more context to make it unique`);
+    if (text.indexOf(input.old_text, first + 1) !== -1)
+      return toolError(`old_text occurs more than once in ${input.path}; include more context to make it unique`);
     try {
       files.writeAtomic(input.path, text.slice(0, first) + input.new_text + text.slice(first + input.old_text.length));
     } catch (error) {

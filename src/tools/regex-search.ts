@@ -5,7 +5,8 @@ export interface SearchFile {
   readonly text: string;
 }
 
-export type SearchOutcome = { readonly kind: 'hits'; readonly hits: string[] } | { readonly kind: 'timeout' } | { readonly kind: 'error'; readonly message: string };
+export type SearchOutcome =
+  { readonly kind: 'hits'; readonly hits: string[] } | { readonly kind: 'timeout' } | { readonly kind: 'error'; readonly message: string };
 
 // Runs in a worker thread: a pattern that backtracks for minutes blocks that thread, never the teammate's.
 const MATCHER = `

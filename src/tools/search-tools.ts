@@ -90,7 +90,8 @@ export const grepTool = defineTool({
     const filter = input.glob ? globToRegExp(input.glob) : null;
     const startStat = fs.lstatSync(start, { throwIfNoEntry: false });
     if (!startStat) return toolError(`${input.path}: no such file or folder`);
-    if (startStat.isDirectory() && files.isOffLimits(startStat)) return toolError("the team's state folder is not for file tools: use the task and message tools");
+    if (startStat.isDirectory() && files.isOffLimits(startStat))
+      return toolError("the team's state folder is not for file tools: use the task and message tools");
     const names = startStat.isDirectory() ? [...walk(files, start)] : [path.relative(files.root, start)];
     const texts: SearchFile[] = [];
     let total = 0;

@@ -21,7 +21,11 @@ export const listTasksTool = defineTool({
   input: z.object({ status: z.enum(TASK_STATUSES).optional(), ready: z.boolean().optional() }),
   mutating: false,
   run: async (input, ctx) =>
-    json(ctx.board.list({ status: input.status, ready: input.ready }).tasks.map((t) => ({ id: t.id, subject: t.subject, status: t.status, owner: t.owner, blockedBy: t.blockedBy, ready: t.ready, stuck: t.stuck }))),
+    json(
+      ctx.board
+        .list({ status: input.status, ready: input.ready })
+        .tasks.map((t) => ({ id: t.id, subject: t.subject, status: t.status, owner: t.owner, blockedBy: t.blockedBy, ready: t.ready, stuck: t.stuck })),
+    ),
 });
 
 export const getTaskTool = defineTool({
@@ -35,7 +39,11 @@ export const getTaskTool = defineTool({
 export const createTaskTool = defineTool({
   name: 'create_task',
   description: 'Add a task to the board, optionally blocked by other task ids.',
-  input: z.object({ subject: z.string().min(1).max(MAX_SUBJECT_CHARS), description: z.string().max(MAX_DESCRIPTION_CHARS).optional(), blocked_by: z.array(taskIdSchema).optional() }),
+  input: z.object({
+    subject: z.string().min(1).max(MAX_SUBJECT_CHARS),
+    description: z.string().max(MAX_DESCRIPTION_CHARS).optional(),
+    blocked_by: z.array(taskIdSchema).optional(),
+  }),
   mutating: true,
   run: (input, ctx) => expected(async () => json(await ctx.board.add({ subject: input.subject, description: input.description, blockedBy: input.blocked_by }))),
 });
@@ -94,7 +102,15 @@ export const broadcastTool = defineTool({
   description: 'Send a message to every teammate and the lead.',
   input: z.object({ content: z.string().min(1) }),
   mutating: false,
-  run: (input, ctx) => expected(async () => ({ content: `sent to ${ctx.mailbox.broadcast({ from: ctx.name, content: input.content }).map((m) => m.to).join(', ') || 'nobody'}` })),
+  run: (input, ctx) =>
+    expected(async () => ({
+      content: `sent to ${
+        ctx.mailbox
+          .broadcast({ from: ctx.name, content: input.content })
+          .map((m) => m.to)
+          .join(', ') || 'nobody'
+      }`,
+    })),
 });
 
 export const idleTool = defineTool({
@@ -111,7 +127,12 @@ export const idleTool = defineTool({
 export const submitPlanTool = defineTool({
   name: 'submit_plan',
   description: 'Send your plan to the lead for approval; wait for the answer before changing anything.',
-  input: z.object({ plan: z.string().min(1).max(64 * 1024) }),
+  input: z.object({
+    plan: z
+      .string()
+      .min(1)
+      .max(64 * 1024),
+  }),
   mutating: false,
   run: async (input, ctx) => ({ content: `plan sent for approval (request ${ctx.control.submitPlan(input.plan)}); wait for the lead's answer` }),
 });

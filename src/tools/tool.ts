@@ -42,7 +42,7 @@ export interface Tool<I = unknown> {
 }
 
 export function defineTool<I>(tool: Tool<I>): Tool<unknown> {
-  return tool as Tool<unknown>;
+  return tool;
 }
 
 /** An expected failure, returned to the model as an error result rather than thrown through the loop. */

@@ -85,7 +85,8 @@ export class WorkspaceFs {
     if (requested.includes('\0')) throw new WorkspacePathError(`path ${JSON.stringify(requested)} contains a NUL byte`);
     const absolute = path.resolve(this.root, requested);
     const relative = path.relative(this.root, absolute);
-    if (relative.startsWith('..') || path.isAbsolute(relative)) throw new WorkspacePathError(`path ${JSON.stringify(requested)} is outside the workspace ${this.root}`);
+    if (relative.startsWith('..') || path.isAbsolute(relative))
+      throw new WorkspacePathError(`path ${JSON.stringify(requested)} is outside the workspace ${this.root}`);
     return relative === '' ? [] : relative.split(path.sep);
   }
 
@@ -136,7 +137,9 @@ export class WorkspaceFs {
 
   private refuseOffLimits(dirFd: number, requested: string): void {
     if (this.isOffLimits(fs.fstatSync(dirFd))) {
-      throw new WorkspacePathError(`path ${JSON.stringify(requested)} is inside the team's state folder, which is not for file tools: use the task and message tools`);
+      throw new WorkspacePathError(
+        `path ${JSON.stringify(requested)} is inside the team's state folder, which is not for file tools: use the task and message tools`,
+      );
     }
   }
 

@@ -75,12 +75,7 @@ describe('runAgent', () => {
 
   it('on prompt too long, compacts (summary by the model) and retries once', async () => {
     const tooLong = new ModelError('prompt_too_long', '400 prompt is too long: 300000 tokens > 200000 maximum');
-    const model = new FakeModel([
-      reply([use('t1', 'echo', { say: 'a' })]),
-      tooLong,
-      reply([text('summary: echoed a')]),
-      reply([text('finished')]),
-    ]);
+    const model = new FakeModel([reply([use('t1', 'echo', { say: 'a' })]), tooLong, reply([text('summary: echoed a')]), reply([text('finished')])]);
     const messages: ChatMessage[] = [
       { role: 'user', content: [text('[teamd:task id=1]\nfirst')] },
       { role: 'assistant', content: [text('ok')] },

@@ -21,7 +21,9 @@ describe('claims under faults', () => {
   it('a takeover storm: 8 claimers started together on 2,000 tasks that each carry a dead holder lock claim each task once, and none crashes', async () => {
     const root = makeTempDir();
     await seedWithDeadLocks(root, 2_000);
-    const runs = Array.from({ length: 8 }, (_, i) => collectOutput(startFixture('claim-racer.mjs', [root, `racer-${i}`])).then((out) => ({ owner: `racer-${i}`, out })));
+    const runs = Array.from({ length: 8 }, (_, i) =>
+      collectOutput(startFixture('claim-racer.mjs', [root, `racer-${i}`])).then((out) => ({ owner: `racer-${i}`, out })),
+    );
     const owners = new Map<number, string[]>();
     for (const { owner, out } of await Promise.all(runs)) {
       expect(out.code, out.stderr).toBe(0);

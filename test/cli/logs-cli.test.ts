@@ -19,7 +19,7 @@ describe('teamd logs', () => {
     await startDaemon(dir);
     await runTeamd(['spawn', 'alice', 'coder', '--dir', dir]);
     const daemonLog = await runTeamd(['logs', '--dir', dir]);
-    expect(daemonLog.stdout).toMatch(/INFO  daemon: daemon ready/);
+    expect(daemonLog.stdout).toMatch(/INFO {2}daemon: daemon ready/);
     const follower = spawn(process.execPath, [TEAMD_BIN, 'logs', '--follow', '--lines', '1', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
     const output = collectOutput(follower);
     let seen = '';

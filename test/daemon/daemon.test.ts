@@ -74,7 +74,10 @@ describe('teamd start / stop', () => {
     const dir = stateDir();
     const info = await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
     for (let i = 0; i < 20; i++) expect((await runTeamd(['spawn', `mate-${i}`, 'coder', '--dir', dir])).code).toBe(0);
-    await waitFor(() => livePids(dir).length === 20 && Array.from({ length: 20 }, (_, i) => member(dir, `mate-${i}`)?.status).every((s) => s === 'idle'), '20 idle teammates');
+    await waitFor(
+      () => livePids(dir).length === 20 && Array.from({ length: 20 }, (_, i) => member(dir, `mate-${i}`)?.status).every((s) => s === 'idle'),
+      '20 idle teammates',
+    );
     const pids = livePids(dir);
     const stop = await runTeamd(['stop', '--dir', dir]);
     expect(stop.code, stop.stderr).toBe(0);

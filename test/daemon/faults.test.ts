@@ -43,46 +43,54 @@ function lead(dir: string): string[] {
 }
 
 describe('the daemon under damaged state and a failing disk', () => {
-  it.runIf(process.getuid?.() === 0)('the state folder on a tmpfs filled up and freed: the daemon stays alive, says so, and nothing acknowledged is lost', async () => {
-    const mount = makeTempDir('teamd-tmpfs-');
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', mount]);
-    mounted.push(mount);
-    const dir = path.join(mount, '.team');
-    const daemon = await startDaemon(dir, { settings: { idleTimeoutMs: 0, sandbox: 'preferred' } });
-    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
-    const alicePid = await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'alice')?.pid, 'alice idle');
-    expect((await runTeamd(['send', 'alice', 'before the disk filled', '--dir', dir])).code).toBe(0);
-    await waitFor(() => lead(dir).some((c) => c.includes('before the disk filled')), 'alice answered');
+  it.runIf(process.getuid?.() === 0)(
+    'the state folder on a tmpfs filled up and freed: the daemon stays alive, says so, and nothing acknowledged is lost',
+    async () => {
+      const mount = makeTempDir('teamd-tmpfs-');
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', mount]);
+      mounted.push(mount);
+      const dir = path.join(mount, '.team');
+      const daemon = await startDaemon(dir, { settings: { idleTimeoutMs: 0, sandbox: 'preferred' } });
+      expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+      const alicePid = await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'alice')?.pid, 'alice idle');
+      expect((await runTeamd(['send', 'alice', 'before the disk filled', '--dir', dir])).code).toBe(0);
+      await waitFor(() => lead(dir).some((c) => c.includes('before the disk filled')), 'alice answered');
 
-    const filler = fill(mount);
-    const sent = await runTeamd(['send', 'alice', 'while the disk is full', '--dir', dir]);
-    const added = await runTeamd(['task', 'add', 'while full', '--dir', dir]);
-    for (const result of [sent, added]) {
-      if (result.code !== 0) expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    }
-    // A teammate dies: the daemon must record it on a disk that refuses the write.
-    if (isAlive(alicePid)) process.kill(alicePid, 'SIGKILL');
-    const status = await waitForAsync(async () => {
-      const out = await runTeamd(['status', '--dir', dir]);
-      return out.stdout.includes('cannot write') ? out.stdout : null;
-    }, 'status to report the failing roster write');
-    expect(status).toMatch(/needs you:[\s\S]*cannot write .*config\.json.*ENOSPC/);
-    expect(isAlive(daemon.pid)).toBe(true);
+      const filler = fill(mount);
+      const sent = await runTeamd(['send', 'alice', 'while the disk is full', '--dir', dir]);
+      const added = await runTeamd(['task', 'add', 'while full', '--dir', dir]);
+      for (const result of [sent, added]) {
+        if (result.code !== 0) expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      }
+      // A teammate dies: the daemon must record it on a disk that refuses the write.
+      if (isAlive(alicePid)) process.kill(alicePid, 'SIGKILL');
+      const status = await waitForAsync(async () => {
+        const out = await runTeamd(['status', '--dir', dir]);
+        return out.stdout.includes('cannot write') ? out.stdout : null;
+      }, 'status to report the failing roster write');
+      expect(status).toMatch(/needs you:[\s\S]*cannot write .*config\.json.*ENOSPC/);
+      expect(isAlive(daemon.pid)).toBe(true);
 
-    fs.rmSync(filler);
-    await waitForAsync(async () => !(await runTeamd(['status', '--dir', dir])).stdout.includes('cannot write'), 'the roster written again');
-    expect(isAlive(daemon.pid)).toBe(true);
-    // What was acknowledged is there; the team works again.
-    const alice = member(dir, 'alice');
-    if (alice?.status === 'errored') expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
-    const inbox = readInboxFrom(statePaths(dir).inboxFile('alice'), 0).messages.map((m) => m.message.content);
-    expect(inbox).toContain('before the disk filled');
-    if (sent.code === 0) expect(inbox).toContain('while the disk is full');
-    if (added.code === 0) expect(openBoard(dir).board.list().tasks.map((t) => t.subject)).toContain('while full');
-    const { board } = openBoard(dir);
-    const task = await board.add({ subject: 'after', description: sh('echo after') });
-    await waitFor(() => board.get(task.id).status === 'completed', 'a task done after the disk was freed', 30_000);
-  });
+      fs.rmSync(filler);
+      await waitForAsync(async () => !(await runTeamd(['status', '--dir', dir])).stdout.includes('cannot write'), 'the roster written again');
+      expect(isAlive(daemon.pid)).toBe(true);
+      // What was acknowledged is there; the team works again.
+      const alice = member(dir, 'alice');
+      if (alice?.status === 'errored') expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+      const inbox = readInboxFrom(statePaths(dir).inboxFile('alice'), 0).messages.map((m) => m.message.content);
+      expect(inbox).toContain('before the disk filled');
+      if (sent.code === 0) expect(inbox).toContain('while the disk is full');
+      if (added.code === 0)
+        expect(
+          openBoard(dir)
+            .board.list()
+            .tasks.map((t) => t.subject),
+        ).toContain('while full');
+      const { board } = openBoard(dir);
+      const task = await board.add({ subject: 'after', description: sh('echo after') });
+      await waitFor(() => board.get(task.id).status === 'completed', 'a task done after the disk was freed', 30_000);
+    },
+  );
 
   it('a config.json damaged while the daemon runs is set aside, the last good roster kept, and the daemon keeps serving', async () => {
     const dir = path.join(makeTempDir(), '.team');
@@ -108,7 +116,15 @@ describe('the daemon under damaged state and a failing disk', () => {
   it('a roster listing a teammate twice is refused at start, in one line naming the file', async () => {
     const dir = path.join(makeTempDir(), '.team');
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(statePaths(dir).config, JSON.stringify({ members: [{ name: 'alice', role: 'coder', status: 'asleep' }, { name: 'alice', role: 'coder', status: 'asleep' }] }));
+    fs.writeFileSync(
+      statePaths(dir).config,
+      JSON.stringify({
+        members: [
+          { name: 'alice', role: 'coder', status: 'asleep' },
+          { name: 'alice', role: 'coder', status: 'asleep' },
+        ],
+      }),
+    );
     const result = await runTeamd(['start', '--dir', dir]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('config.json');

@@ -46,7 +46,10 @@ describe('no orphan, no double run', () => {
       expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
       expect(running(marker)).toEqual([]);
       expect(livePids(dir)).toEqual([]);
-      const runs = fs.readFileSync(path.join(ws, 'runs.log'), 'utf8').split('\n').filter((line) => line === 'started');
+      const runs = fs
+        .readFileSync(path.join(ws, 'runs.log'), 'utf8')
+        .split('\n')
+        .filter((line) => line === 'started');
       expect(runs.length).toBeLessThanOrEqual(2);
     });
   }

@@ -12,7 +12,9 @@ import { waitFor } from '../helpers/wait.js';
 function teamdWithUmask(umask: string, args: string[]): Promise<number | null> {
   return new Promise((resolve) => {
     const quoted = args.map((arg) => `'${arg.replace(/'/g, "'\\''")}'`).join(' ');
-    execFile('sh', ['-c', `umask ${umask}; exec "${process.execPath}" "${TEAMD_BIN}" ${quoted}`], (error) => resolve(error ? ((error.code as number) ?? 1) : 0));
+    execFile('sh', ['-c', `umask ${umask}; exec "${process.execPath}" "${TEAMD_BIN}" ${quoted}`], (error) =>
+      resolve(error ? ((error.code as number) ?? 1) : 0),
+    );
   });
 }
 

@@ -10,7 +10,13 @@ const hasSystemdAnalyze = spawnSync('systemd-analyze', ['--version']).status ===
 
 describe('teamd service', () => {
   it('renders a unit that runs the daemon in the foreground, restarts on failure and leaves no orphans', () => {
-    const unit = renderUnit({ stateDir: '/srv/my project/.team', nodePath: '/usr/bin/node', teamdBin: '/opt/teamd/bin/teamd', stopTimeoutSec: 21, user: false });
+    const unit = renderUnit({
+      stateDir: '/srv/my project/.team',
+      nodePath: '/usr/bin/node',
+      teamdBin: '/opt/teamd/bin/teamd',
+      stopTimeoutSec: 21,
+      user: false,
+    });
     expect(unit).toContain('ExecStart=/usr/bin/node /opt/teamd/bin/teamd start --foreground --dir "/srv/my project/.team"');
     expect(unit).toContain('WorkingDirectory="/srv/my project"');
     for (const line of ['Type=exec', 'Restart=on-failure', 'RestartSec=2s', 'KillMode=mixed', 'TimeoutStopSec=21s', 'WantedBy=multi-user.target']) {

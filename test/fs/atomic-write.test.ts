@@ -33,7 +33,7 @@ describe('writeFileAtomicSync', () => {
     expect(fs.readdirSync(dir)).toEqual(['task_1.json']);
   });
 
-  it('sweeps the temp files of writers that died before renaming, never a live writer\'s', async () => {
+  it("sweeps the temp files of writers that died before renaming, never a live writer's", async () => {
     const dir = makeTempDir();
     const dead = spawn(process.execPath, ['-e', '0']);
     await new Promise((resolve) => dead.once('exit', resolve));

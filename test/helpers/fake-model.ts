@@ -11,7 +11,10 @@ export class FakeModel implements ModelClient {
   async create(request: ModelRequest): Promise<ModelResponse> {
     this.requests.push(structuredClone(request));
     const step = this.script.shift();
-    if (step === undefined) throw new Error(`no more scripted responses; got request with ${request.messages.length} messages: ${JSON.stringify(request.messages.at(-1)).slice(0, 300)}`);
+    if (step === undefined)
+      throw new Error(
+        `no more scripted responses; got request with ${request.messages.length} messages: ${JSON.stringify(request.messages.at(-1)).slice(0, 300)}`,
+      );
     if (step instanceof Error) throw step;
     return typeof step === 'function' ? step(request) : step;
   }

@@ -38,17 +38,16 @@ describe('the offline model', () => {
   });
 
   it('after a restart, continues from the commands whose results were saved', () => {
-    const turn = decide([
-      user(t(taskDirective(task))),
-      assistant(bash('a', 'mkdir -p out')),
-      user(result('a', 'exit code 0\n'), t(resumeDirective(task))),
-    ]);
+    const turn = decide([user(t(taskDirective(task))), assistant(bash('a', 'mkdir -p out')), user(result('a', 'exit code 0\n'), t(resumeDirective(task)))]);
     expect(turn.content[0]).toMatchObject({ name: 'bash', input: { command: 'echo hi > out/a' } });
   });
 
   it('answers a message with one short reply to its sender, but never an automatic reply', () => {
     const message = { id: 'm', type: 'message' as const, from: 'bob', to: 'alice', content: 'can you review?', timestamp: '2026-01-01T00:00:00Z' };
-    expect(decide([user(t(messageDirective(message)))]).content[0]).toMatchObject({ name: 'send_message', input: { to: 'bob', content: 'Got it: can you review?' } });
+    expect(decide([user(t(messageDirective(message)))]).content[0]).toMatchObject({
+      name: 'send_message',
+      input: { to: 'bob', content: 'Got it: can you review?' },
+    });
     const auto = { ...message, content: 'Got it: hello' };
     expect(decide([user(t(messageDirective(auto)))]).stop_reason).toBe('end_turn');
   });
@@ -56,7 +55,10 @@ describe('the offline model', () => {
   it('asks for plan approval first when the plan is required, and waits', () => {
     const system = `rules ${PLAN_REQUIRED_MARKER}`;
     expect(decide([user(t(taskDirective(task)))], system).content[0]).toMatchObject({ name: 'submit_plan' });
-    const waiting = decide([user(t(taskDirective(task))), assistant({ type: 'tool_use', id: 'p', name: 'submit_plan', input: {} }), user(result('p', 'sent'))], system);
+    const waiting = decide(
+      [user(t(taskDirective(task))), assistant({ type: 'tool_use', id: 'p', name: 'submit_plan', input: {} }), user(result('p', 'sent'))],
+      system,
+    );
     expect(waiting.stop_reason).toBe('end_turn');
   });
 

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
-const npm = (args: string[], cwd: string): string => execFileSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'error' } });
+const npm = (args: string[], cwd: string): string =>
+  execFileSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'error' } });
 
 describe('the packed package', () => {
   it('installs from its tarball into an empty folder and gives a working teamd', () => {

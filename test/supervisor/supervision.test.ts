@@ -81,7 +81,9 @@ describe('supervising teammates', () => {
     await waitFor(() => member(dir, 'crashy')?.status === 'errored', 'crashy errored');
     expect(member(dir, 'crashy')).toMatchObject({ pid: null, lastExit: 'exit code 4' });
     expect(board.get(1)).toMatchObject({ status: 'pending', owner: null, claim: 1 });
-    const notice = leadMessages(dir).filter((m) => m.type === 'teammate_crashed').at(-1);
+    const notice = leadMessages(dir)
+      .filter((m) => m.type === 'teammate_crashed')
+      .at(-1);
     expect(notice?.content).toMatch(/crashy crashed 6 times in a row.*errored.*Task\(s\) 1 went back to the board/);
   });
 

@@ -11,7 +11,10 @@ describe('chooseWakeUps', () => {
   });
 
   it('wakes members with mail or their own open task first', () => {
-    expect(chooseWakeUps({ asleep, withUnread: new Set(['carol']), withOpenTask: new Set(['bob']), readyTasks: 0, awakeAvailable: 0 })).toEqual(['bob', 'carol']);
+    expect(chooseWakeUps({ asleep, withUnread: new Set(['carol']), withOpenTask: new Set(['bob']), readyTasks: 0, awakeAvailable: 0 })).toEqual([
+      'bob',
+      'carol',
+    ]);
   });
 
   it('wakes as many others as there are ready tasks nobody awake can take', () => {

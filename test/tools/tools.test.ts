@@ -94,9 +94,14 @@ describe('tools', () => {
   it('write, read and edit files; edit needs one exact match', async () => {
     const ctx = context();
     const tools = new ToolRegistry();
-    expect(await tools.run('write_file', { path: 'src/a.txt', content: 'one two two' }, ctx)).toMatchObject({ content: expect.stringContaining('wrote 11 bytes') });
+    expect(await tools.run('write_file', { path: 'src/a.txt', content: 'one two two' }, ctx)).toMatchObject({
+      content: expect.stringContaining('wrote 11 bytes'),
+    });
     expect((await tools.run('read_file', { path: 'src/a.txt' }, ctx)).content).toBe('one two two');
-    expect(await tools.run('edit_file', { path: 'src/a.txt', old_text: 'two', new_text: '2' }, ctx)).toMatchObject({ isError: true, content: expect.stringContaining('more than once') });
+    expect(await tools.run('edit_file', { path: 'src/a.txt', old_text: 'two', new_text: '2' }, ctx)).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('more than once'),
+    });
     expect(await tools.run('edit_file', { path: 'src/a.txt', old_text: 'one', new_text: '1' }, ctx)).toMatchObject({ content: 'edited src/a.txt' });
     expect(fs.readFileSync(path.join(ctx.workspace, 'src/a.txt'), 'utf8')).toBe('1 two two');
     expect(await tools.run('read_file', { path: '../../etc/passwd' }, ctx)).toMatchObject({ isError: true });
@@ -105,15 +110,28 @@ describe('tools', () => {
   it('bash runs in the workspace, reports the exit code, and is killed on timeout', async () => {
     const ctx = context();
     const tools = new ToolRegistry();
-    expect(await tools.run('bash', { command: 'pwd; echo oops >&2; exit 3' }, ctx)).toEqual({ content: `exit code 3\n${fs.realpathSync(ctx.workspace)}\noops\n`, isError: true });
-    expect(await tools.run('bash', { command: 'sleep 30', timeout_ms: 200 }, ctx)).toMatchObject({ isError: true, content: expect.stringContaining('timed out') });
+    expect(await tools.run('bash', { command: 'pwd; echo oops >&2; exit 3' }, ctx)).toEqual({
+      content: `exit code 3\n${fs.realpathSync(ctx.workspace)}\noops\n`,
+      isError: true,
+    });
+    expect(await tools.run('bash', { command: 'sleep 30', timeout_ms: 200 }, ctx)).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('timed out'),
+    });
   });
 
   it('unsandboxed, bash answers at its timeout even when a detached child keeps its output pipe open', async () => {
     const ws = makeTempDir('teamd-ws-');
     const ctx = context({
       workspace: ws,
-      shell: createShellLauncher({ kind: detectSandbox(), mode: 'off', layout: { workspace: ws, hidden: [] }, baseEnv: process.env, secretNames: [], marker: { name: 'TEAMD_SPAWNED_BY', value: 'test' } }),
+      shell: createShellLauncher({
+        kind: detectSandbox(),
+        mode: 'off',
+        layout: { workspace: ws, hidden: [] },
+        baseEnv: process.env,
+        secretNames: [],
+        marker: { name: 'TEAMD_SPAWNED_BY', value: 'test' },
+      }),
     });
     const result = await new ToolRegistry().run('bash', { command: 'setsid sleep 31339 & echo $! > child.pid; sleep 30', timeout_ms: 300 }, ctx);
     expect(result).toMatchObject({ isError: true, content: expect.stringContaining('timed out') });
@@ -147,7 +165,10 @@ describe('tools', () => {
     let approved = false;
     const tools = new ToolRegistry(undefined, () => approved);
     const ctx = context();
-    expect(await tools.run('write_file', { path: 'a', content: 'x' }, ctx)).toMatchObject({ isError: true, content: expect.stringContaining('plan is not approved') });
+    expect(await tools.run('write_file', { path: 'a', content: 'x' }, ctx)).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('plan is not approved'),
+    });
     expect(await tools.run('read_file', { path: 'missing' }, ctx)).toMatchObject({ isError: true, content: expect.stringContaining('no such file') });
     approved = true;
     expect(await tools.run('write_file', { path: 'a', content: 'x' }, ctx)).toMatchObject({ content: 'wrote 1 bytes to a' });

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { Command } from 'commander';
 import { Daemon } from '../../daemon/daemon.js';
 import { ensurePrivateDir } from '../../fs/private-dir.js';
@@ -32,7 +31,11 @@ async function runForeground(io: Io, paths: StatePaths, options: StartOptions): 
     // The log is on the disk that failed: say so where it can be seen (stderr: the journal, or logs/daemon-start.log).
     onWriteHealth: (error) => {
       logFailure = error ? `${(error as NodeJS.ErrnoException).code ?? 'error'}: ${error.message}` : null;
-      io.err(error ? `teamd: cannot write ${paths.logFile('daemon')} (${logFailure}); the daemon keeps running\n` : `teamd: ${paths.logFile('daemon')} is written again\n`);
+      io.err(
+        error
+          ? `teamd: cannot write ${paths.logFile('daemon')} (${logFailure}); the daemon keeps running\n`
+          : `teamd: ${paths.logFile('daemon')} is written again\n`,
+      );
     },
   });
   const daemon = await Daemon.start({
@@ -50,19 +53,21 @@ async function runForeground(io: Io, paths: StatePaths, options: StartOptions): 
   const faults = new FaultBudget(Date.now);
   // A daemon never dies silently: a fault that escaped its handlers is logged and reported on
   // stderr (the journal); the daemon keeps serving unless faults keep coming, then it stops its team in order.
-  const fault = (kind: string) => (error: unknown): void => {
-    logger.fatal({ err: error, kind }, 'internal error escaped its handler; the daemon keeps running');
-    try {
-      io.err(`teamd: internal error (${kind}): ${error instanceof Error ? error.message : String(error)}\n`);
-    } catch {
-      // stderr is on the failing disk too
-    }
-    if (faults.exceeded()) {
-      logger.fatal('too many internal errors in a row: stopping the team and the daemon');
-      process.exitCode = 1;
-      void daemon.stop();
-    }
-  };
+  const fault =
+    (kind: string) =>
+    (error: unknown): void => {
+      logger.fatal({ err: error, kind }, 'internal error escaped its handler; the daemon keeps running');
+      try {
+        io.err(`teamd: internal error (${kind}): ${error instanceof Error ? error.message : String(error)}\n`);
+      } catch {
+        // stderr is on the failing disk too
+      }
+      if (faults.exceeded()) {
+        logger.fatal('too many internal errors in a row: stopping the team and the daemon');
+        process.exitCode = 1;
+        void daemon.stop();
+      }
+    };
   const onRejection = fault('unhandled rejection');
   const onException = fault('uncaught exception');
   process.once('SIGTERM', stop);
@@ -109,17 +114,16 @@ export function startCommand(io: Io): Command {
 }
 
 export function stopCommand(io: Io): Command {
-  return withCommonOptions(new Command('stop').description('stop every teammate gracefully, then the daemon'))
-    .action(async (options: CommonOptions) => {
-      const paths = pathsFor(io, options.dir);
-      const running = readLiveDaemon(paths);
-      if (!running) {
-        if (options.json) printJson(io, { stopped: false, reason: 'not running' });
-        else io.out(`no teamd daemon is running for ${paths.root}\n`);
-        return;
-      }
-      await stopDaemonAndWait(paths, running);
-      if (options.json) printJson(io, { stopped: true, pid: running.pid });
-      else io.out(`teamd daemon stopped (pid ${running.pid})\n`);
-    });
+  return withCommonOptions(new Command('stop').description('stop every teammate gracefully, then the daemon')).action(async (options: CommonOptions) => {
+    const paths = pathsFor(io, options.dir);
+    const running = readLiveDaemon(paths);
+    if (!running) {
+      if (options.json) printJson(io, { stopped: false, reason: 'not running' });
+      else io.out(`no teamd daemon is running for ${paths.root}\n`);
+      return;
+    }
+    await stopDaemonAndWait(paths, running);
+    if (options.json) printJson(io, { stopped: true, pid: running.pid });
+    else io.out(`teamd daemon stopped (pid ${running.pid})\n`);
+  });
 }

@@ -25,7 +25,7 @@ export function formatLogLine(line: string): string {
     .filter(([key]) => !HIDDEN.has(key))
     .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
     .join(' ');
-  return `${time} ${level.padEnd(5)} ${who ? `${who}: ` : ''}${String(entry.msg ?? '')}${extra ? `  ${extra}` : ''}`;
+  return `${time} ${level.padEnd(5)} ${who ? `${who}: ` : ''}${typeof entry.msg === 'string' ? entry.msg : JSON.stringify(entry.msg ?? '')}${extra ? `  ${extra}` : ''}`;
 }
 
 export function logsCommand(io: Io): Command {

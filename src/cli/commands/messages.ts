@@ -22,15 +22,21 @@ export function sendCommand(io: Io): Command {
     .option('--request-id <id>', 'for shutdown and plan approval messages: the request answered (a new id otherwise)')
     .option('--approve', 'for a response: approve the request')
     .option('--reject', 'for a response: reject the request')
-    .action(async (to: string, text: string, options: CommonOptions & { from: string; type: MessageType; requestId?: string; approve?: boolean; reject?: boolean }) => {
-      if (options.approve && options.reject) throw new TeamdError('USAGE', 'give --approve or --reject, not both');
-      const content = text === '-' ? await io.readStdin() : text;
-      const { mailbox } = openContext(io, options.dir, 'write');
-      const approve = options.approve ? true : options.reject ? false : undefined;
-      const message = mailbox.send({ from: options.from, to, type: options.type, content, requestId: options.requestId, approve });
-      if (options.json) printJson(io, message);
-      else io.out(`sent ${message.id} to ${message.to}\n`);
-    });
+    .action(
+      async (
+        to: string,
+        text: string,
+        options: CommonOptions & { from: string; type: MessageType; requestId?: string; approve?: boolean; reject?: boolean },
+      ) => {
+        if (options.approve && options.reject) throw new TeamdError('USAGE', 'give --approve or --reject, not both');
+        const content = text === '-' ? await io.readStdin() : text;
+        const { mailbox } = openContext(io, options.dir, 'write');
+        const approve = options.approve ? true : options.reject ? false : undefined;
+        const message = mailbox.send({ from: options.from, to, type: options.type, content, requestId: options.requestId, approve });
+        if (options.json) printJson(io, message);
+        else io.out(`sent ${message.id} to ${message.to}\n`);
+      },
+    );
 }
 
 export function broadcastCommand(io: Io): Command {
@@ -59,7 +65,11 @@ export function inboxCommand(io: Io): Command {
       if (!options.follow) {
         const read = readInboxFrom(file, from);
         for (const line of read.skipped) io.err(`warning: skipped a line at byte ${line.offset} of ${file}: ${line.reason}\n`);
-        if (options.json) printJson(io, read.messages.map((parsed) => parsed.message));
+        if (options.json)
+          printJson(
+            io,
+            read.messages.map((parsed) => parsed.message),
+          );
         else if (read.messages.length === 0) io.out(`no ${options.unread ? 'unread ' : ''}messages for ${name}\n`);
         else for (const { message } of read.messages) print(message);
         return;

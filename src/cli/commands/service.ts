@@ -38,6 +38,9 @@ export function serviceCommand(io: Io): Command {
       writeFileAtomicSync(file, unit);
       const ctl = options.user ? 'systemctl --user' : 'systemctl';
       if (options.json) printJson(io, { name, file });
-      else io.out(`wrote ${file}\nenable and start it:\n  ${ctl} daemon-reload\n  ${ctl} enable --now ${name}\nlogs: journalctl ${options.user ? '--user ' : ''}-u ${name} -f\n`);
+      else
+        io.out(
+          `wrote ${file}\nenable and start it:\n  ${ctl} daemon-reload\n  ${ctl} enable --now ${name}\nlogs: journalctl ${options.user ? '--user ' : ''}-u ${name} -f\n`,
+        );
     });
 }

@@ -29,10 +29,25 @@ function formatMembers(members: ReturnType<typeof memberView>[]): string {
   if (members.length === 0) return 'no teammates (add one: teamd spawn <name> <role>)\n';
   const tokens = (m: ReturnType<typeof memberView>): string =>
     m.usage ? String(m.usage.inputTokens + m.usage.outputTokens + m.usage.cacheReadTokens + m.usage.cacheWriteTokens) : '-';
-  const rows = members.map((m) => [m.name, m.role, m.status, m.pid === null ? '-' : String(m.pid), m.task === null ? '-' : String(m.task), String(m.restarts), tokens(m)]);
+  const rows = members.map((m) => [
+    m.name,
+    m.role,
+    m.status,
+    m.pid === null ? '-' : String(m.pid),
+    m.task === null ? '-' : String(m.task),
+    String(m.restarts),
+    tokens(m),
+  ]);
   const header = ['NAME', 'ROLE', 'STATUS', 'PID', 'TASK', 'RESTARTS', 'TOKENS'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return `${[header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')}\n`;
+  return `${[header, ...rows]
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')}\n`;
 }
 
 export function spawnCommand(io: Io): Command {
@@ -83,10 +98,18 @@ export function statusCommand(io: Io): Command {
       for (const task of listing.tasks) tasks[task.status]++;
       const needsYou = listing.problems.map((problem) => `${problem.file}: ${problem.reason} (skipped by claims; fix it or move it out of the tasks folder)`);
       if (daemon?.sandbox && isUnconfined(daemon.sandbox)) needsYou.push(`commands are not sandboxed: ${daemon.sandbox}`);
-      if (health?.rosterWriteFailing) needsYou.push(`the daemon cannot write ${paths.config} since ${health.rosterWriteFailingSince} (${health.rosterWriteFailing}); it keeps running and retries: free some disk space`);
+      if (health?.rosterWriteFailing)
+        needsYou.push(
+          `the daemon cannot write ${paths.config} since ${health.rosterWriteFailingSince} (${health.rosterWriteFailing}); it keeps running and retries: free some disk space`,
+        );
       if (health?.logWriteFailing) needsYou.push(`the daemon cannot write its log (${health.logWriteFailing}): free some disk space`);
       if (options.json) {
-        printJson(io, { daemon: daemon ? { pid: daemon.pid, startedAt: daemon.startedAt, dir: daemon.dir, sandbox: daemon.sandbox ?? null } : null, members, tasks, needsYou });
+        printJson(io, {
+          daemon: daemon ? { pid: daemon.pid, startedAt: daemon.startedAt, dir: daemon.dir, sandbox: daemon.sandbox ?? null } : null,
+          members,
+          tasks,
+          needsYou,
+        });
         return;
       }
       io.out(daemon ? `daemon: running, pid ${daemon.pid}, since ${daemon.startedAt}\n` : `daemon: not running (start it: teamd start --dir ${paths.root})\n`);

@@ -11,7 +11,9 @@ const ALT_SCREEN_OFF = '\x1b[?25h\x1b[?1049l';
 const CLEAR = '\x1b[H\x1b[2J';
 
 export function watchCommand(io: Io): Command {
-  return withCommonOptions(new Command('watch').description('a live view of the team, the board and the latest messages; redrawn on file changes (q or Ctrl-C quits)'))
+  return withCommonOptions(
+    new Command('watch').description('a live view of the team, the board and the latest messages; redrawn on file changes (q or Ctrl-C quits)'),
+  )
     .option('--once', 'print one frame and exit (no terminal control)')
     .action(async (options: CommonOptions & { once?: boolean }) => {
       const { paths, board, logger } = openContext(io, options.dir, 'read');

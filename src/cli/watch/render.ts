@@ -39,7 +39,9 @@ export function renderFrame(snapshot: Snapshot, options: { width: number; height
   lines.push(c(BOLD, 'TEAM'));
   if (snapshot.members.length === 0) lines.push(c(DIM, '  no teammates yet: teamd spawn <name> <role>'));
   for (const member of snapshot.members) {
-    const usage = member.usage ? `${Math.round((member.usage.inputTokens + member.usage.outputTokens + member.usage.cacheReadTokens + member.usage.cacheWriteTokens) / 1000)}k tok` : '';
+    const usage = member.usage
+      ? `${Math.round((member.usage.inputTokens + member.usage.outputTokens + member.usage.cacheReadTokens + member.usage.cacheWriteTokens) / 1000)}k tok`
+      : '';
     const task = member.task ? `#${member.task}` : '';
     const row = `  ${member.name.padEnd(10)} ${member.role.padEnd(10)} ${c(STATUS_COLOR[member.status] ?? '', member.status.padEnd(9))} ${task.padEnd(6)} ${usage}`;
     lines.push(fit(row, width + 20));
@@ -50,8 +52,17 @@ export function renderFrame(snapshot: Snapshot, options: { width: number; height
   const shown = snapshot.tasks.filter((t) => t.status === 'in_progress' || t.status === 'pending' || t.status === 'failed');
   const taskRows = Math.max(3, options.height - lines.length - 14);
   for (const task of shown.slice(0, taskRows)) {
-    const note = task.status !== 'pending' ? (task.owner ?? '') : task.stuck ? c(RED, `STUCK on ${task.stuckOn.join(',')}`) : task.ready ? c(GREEN, 'ready') : `waits on ${task.waitingOn.join(',')}`;
-    lines.push(`  ${String(task.id).padStart(4)} ${c(STATUS_COLOR[task.status] ?? '', task.status.padEnd(11))} ${fit(task.subject, width - 40).padEnd(Math.min(40, width - 40))} ${note}`);
+    const note =
+      task.status !== 'pending'
+        ? (task.owner ?? '')
+        : task.stuck
+          ? c(RED, `STUCK on ${task.stuckOn.join(',')}`)
+          : task.ready
+            ? c(GREEN, 'ready')
+            : `waits on ${task.waitingOn.join(',')}`;
+    lines.push(
+      `  ${String(task.id).padStart(4)} ${c(STATUS_COLOR[task.status] ?? '', task.status.padEnd(11))} ${fit(task.subject, width - 40).padEnd(Math.min(40, width - 40))} ${note}`,
+    );
   }
   if (shown.length > taskRows) lines.push(c(DIM, `  … ${shown.length - taskRows} more`));
   lines.push('');

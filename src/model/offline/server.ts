@@ -55,8 +55,10 @@ export class OfflineModelServer {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse, deps: { script: OfflineScript; logger: Logger }): Promise<void> {
     // Any local user can reach 127.0.0.1: only callers with this daemon's key are served.
-    if (!sameKey(presentedKey(req), this.key)) return sendError(res, 401, 'authentication_error', 'invalid API key: the offline model serves only the teammates of the daemon that started it');
-    if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) return sendError(res, 404, 'not_found_error', `the offline model serves POST /v1/messages, not ${req.method} ${req.url}`);
+    if (!sameKey(presentedKey(req), this.key))
+      return sendError(res, 401, 'authentication_error', 'invalid API key: the offline model serves only the teammates of the daemon that started it');
+    if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages'))
+      return sendError(res, 404, 'not_found_error', `the offline model serves POST /v1/messages, not ${req.method} ${req.url}`);
     let body: unknown;
     try {
       body = JSON.parse(await readBody(req));
@@ -68,7 +70,7 @@ export class OfflineModelServer {
     if (parsed.data.stream) return sendError(res, 400, 'invalid_request_error', 'the offline model does not stream; call messages.create without stream');
     const teammate = String(req.headers[TEAMMATE_HEADER] ?? 'unknown');
     const system = typeof parsed.data.system === 'string' ? parsed.data.system : (parsed.data.system ?? []).map((b) => b.text ?? '').join('\n');
-    const request: OfflineRequest = { teammate, system, messages: parsed.data.messages as OfflineRequest['messages'] };
+    const request: OfflineRequest = { teammate, system, messages: parsed.data.messages };
     const step = deps.script.next(teammate);
     if (step) deps.logger.info({ teammate, step }, 'offline model: scripted response');
     if (step && 'status' in step) return sendScriptedError(res, step);
@@ -126,7 +128,12 @@ function sameKey(given: string | string[] | undefined, key: string): boolean {
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'request-id': `req_offline_${Date.now()}`, ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'request-id': `req_offline_${Date.now()}`,
+    ...headers,
+  });
   res.end(text);
 }
 
