@@ -1,0 +1,152 @@
+import fs from 'node:fs';
+import type { StatePaths } from '../../src/paths.js';
+import { readConfig } from '../../src/roster/roster.js';
+import { isAlive } from '../../src/proc/process-identity.js';
+
+/** One fault the chaos run can inject; `apply` returns what it did, or null when it found nothing to act on. */
+export interface Fault {
+  readonly kind: string;
+  apply(ctx: FaultContext): Promise<string | null>;
+}
+
+export interface FaultContext {
+  readonly paths: StatePaths;
+  readonly daemonPid: () => number | null;
+  readonly restartDaemon: () => Promise<void>;
+  readonly pick: <T>(items: readonly T[]) => T | undefined;
+  readonly sleep: (ms: number) => Promise<void>;
+  /** Files the run damaged on purpose, with the bytes they must still hold at the end. */
+  readonly damaged: Map<string, string>;
+}
+
+function workerPids(paths: StatePaths): number[] {
+  try {
+    return readConfig(paths.config)
+      .members.map((m) => m.pid)
+      .filter((pid): pid is number => typeof pid === 'number' && isAlive(pid));
+  } catch {
+    return [];
+  }
+}
+
+function pendingIds(paths: StatePaths): number[] {
+  const ids: number[] = [];
+  for (const name of fs.readdirSync(paths.tasksDir)) {
+    const match = /^task_(\d+)\.json$/.exec(name);
+    if (!match) continue;
+    try {
+      if ((JSON.parse(fs.readFileSync(`${paths.tasksDir}/${name}`, 'utf8')) as { status?: string }).status === 'pending') ids.push(Number(match[1]));
+    } catch {
+      // damaged on purpose
+    }
+  }
+  return ids;
+}
+
+let damageSerial = 0;
+
+export const FAULTS: readonly Fault[] = [
+  {
+    kind: 'kill -9 a teammate',
+    async apply({ paths, pick }) {
+      const pid = pick(workerPids(paths));
+      if (pid === undefined) return null;
+      process.kill(pid, 'SIGKILL');
+      return `pid ${pid}`;
+    },
+  },
+  {
+    kind: 'kill -9 the daemon, start it again',
+    async apply({ daemonPid, restartDaemon }) {
+      const pid = daemonPid();
+      if (pid === null) return null;
+      process.kill(pid, 'SIGKILL');
+      await restartDaemon();
+      return `pid ${pid}`;
+    },
+  },
+  {
+    kind: 'SIGSTOP a teammate for 1-7 s',
+    async apply({ paths, pick, sleep }) {
+      const pid = pick(workerPids(paths));
+      if (pid === undefined) return null;
+      const ms = 1_000 + Math.floor(Math.random() * 6_000);
+      process.kill(pid, 'SIGSTOP');
+      await sleep(ms);
+      if (isAlive(pid)) process.kill(pid, 'SIGCONT');
+      return `pid ${pid} for ${ms} ms`;
+    },
+  },
+  {
+    kind: 'SIGSTOP the daemon for 1-3 s',
+    async apply({ daemonPid, sleep }) {
+      const pid = daemonPid();
+      if (pid === null) return null;
+      const ms = 1_000 + Math.floor(Math.random() * 2_000);
+      process.kill(pid, 'SIGSTOP');
+      await sleep(ms);
+      if (isAlive(pid)) process.kill(pid, 'SIGCONT');
+      return `pid ${pid} for ${ms} ms`;
+    },
+  },
+  {
+    kind: 'a schema-invalid task file',
+    async apply({ paths, damaged }) {
+      const id = 900_000 + damageSerial++;
+      const bytes = JSON.stringify({ id, subject: 'damaged', description: '', status: 'pending', owner: null, blockedBy: [], claim: -1 });
+      fs.writeFileSync(paths.taskFile(id), bytes);
+      damaged.set(paths.taskFile(id), bytes);
+      return `task_${id}.json`;
+    },
+  },
+  {
+    kind: 'a stale lock (dead holder, or a time in the future) on a pending task',
+    async apply({ paths, pick }) {
+      const id = pick(pendingIds(paths));
+      if (id === undefined) return null;
+      const lock = `${paths.taskFile(id)}.lock`;
+      try {
+        fs.mkdirSync(lock);
+      } catch {
+        return null;
+      }
+      const future = Math.random() < 0.3;
+      const when = new Date(Date.now() + (future ? 3_600_000 : -60_000));
+      fs.utimesSync(lock, when, when);
+      return `task ${id}${future ? ' (future mtime)' : ''}`;
+    },
+  },
+  {
+    kind: "a dead writer's revision token",
+    async apply({ paths, pick }) {
+      const id = pick(pendingIds(paths));
+      if (id === undefined) return null;
+      const rev = (JSON.parse(fs.readFileSync(paths.taskFile(id), 'utf8')) as { rev?: number }).rev ?? 0;
+      try {
+        fs.writeFileSync(paths.revisionToken(id, rev + 1), JSON.stringify({ pid: 999_999_999, start: 1 }), { flag: 'wx' });
+      } catch {
+        return null;
+      }
+      return `task ${id} rev ${rev + 1}`;
+    },
+  },
+  {
+    kind: 'a torn line at the end of an inbox',
+    async apply({ paths, pick }) {
+      const name = pick(readConfig(paths.config).members.map((m) => m.name));
+      if (name === undefined) return null;
+      fs.appendFileSync(paths.inboxFile(name), `{"id":"torn-${damageSerial++}","type":"message","from":"lead","to":"${name}","content":"cut sh`);
+      return name;
+    },
+  },
+  {
+    kind: 'a damaged cursor',
+    async apply({ paths, pick }) {
+      const name = pick(readConfig(paths.config).members.map((m) => m.name));
+      if (name === undefined || !fs.existsSync(paths.cursorFile(name))) return null;
+      const garbage = Math.random() < 0.5 ? '{"offset": 7, "lastId": null}' : 'not json';
+      fs.writeFileSync(paths.cursorFile(name), garbage);
+      return `${name}: ${garbage}`;
+    },
+  },
+];
