@@ -92,6 +92,30 @@ describe('the daemon under damaged state and a failing disk', () => {
     },
   );
 
+  it('a schema-invalid pending task: idle teammates claim every other task, and stop answers on the first rung', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    const { board, paths } = openBoard(dir);
+    await board.add({ subject: 'broken' });
+    const valid = JSON.parse(fs.readFileSync(paths.taskFile(1), 'utf8'));
+    fs.writeFileSync(paths.taskFile(1), JSON.stringify({ ...valid, claim: -1 }));
+    await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
+    for (const name of ['alice', 'bob']) expect((await runTeamd(['spawn', name, 'coder', '--dir', dir])).code).toBe(0);
+    for (let i = 0; i < 4; i++) await board.add({ subject: `fine ${i}`, description: sh('true') });
+    await waitFor(() => board.list().tasks.filter((t) => t.status === 'completed').length === 4, 'every valid task done');
+    await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'bob')?.status === 'idle', 'both idle again');
+    const status = await runTeamd(['status', '--dir', dir]);
+    expect(status.stdout).toMatch(/needs you:[\s\S]*task_1\.json.*claim/);
+    expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
+    const stopped = fs
+      .readFileSync(paths.logFile('daemon'), 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"daemon stopped"'))
+      .map((line) => JSON.parse(line) as { rungs: Record<string, string> })
+      .at(-1);
+    expect(stopped?.rungs).toEqual({ alice: 'ipc', bob: 'ipc' });
+    expect(JSON.parse(fs.readFileSync(paths.taskFile(1), 'utf8')).claim).toBe(-1);
+  });
+
   it('a config.json damaged while the daemon runs is set aside, the last good roster kept, and the daemon keeps serving', async () => {
     const dir = path.join(makeTempDir(), '.team');
     const daemon = await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
