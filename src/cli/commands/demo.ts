@@ -4,6 +4,7 @@ import { TeamdError } from '../../errors.js';
 import { createLogger } from '../../logger.js';
 import { startDetachedDaemon, stopDaemonAndWait } from '../daemon-process.js';
 import { printJson, type Io } from '../output.js';
+import { isUnconfined } from './team.js';
 
 export function demoCommand(io: Io): Command {
   return new Command('demo')
@@ -15,7 +16,11 @@ export function demoCommand(io: Io): Command {
       const show = (line: string): void => (options.json ? io.err : io.out)(`${time()}  ${line}\n`);
       const summary = await runDemo(
         {
-          startDaemon: (paths) => startDetachedDaemon(io, paths, { model: 'offline', idleTimeout: 0 }),
+          startDaemon: async (paths) => {
+            const info = await startDetachedDaemon(io, paths, { model: 'offline', idleTimeout: 0 });
+            if (info.sandbox) show(isUnconfined(info.sandbox) ? `WARNING: teammates' commands are NOT sandboxed: ${info.sandbox}` : `sandbox: ${info.sandbox}`);
+            return info;
+          },
           stopDaemon: stopDaemonAndWait,
           show,
           logger: createLogger(),
