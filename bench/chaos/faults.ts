@@ -43,6 +43,14 @@ function pendingIds(paths: StatePaths): number[] {
   return ids;
 }
 
+/** SIGSTOP for a while, then SIGCONT (if it still lives). */
+async function stopFor(pid: number, ms: number, sleep: (ms: number) => Promise<void>): Promise<string> {
+  process.kill(pid, 'SIGSTOP');
+  await sleep(ms);
+  if (isAlive(pid)) process.kill(pid, 'SIGCONT');
+  return `pid ${pid} for ${ms} ms`;
+}
+
 let damageSerial = 0;
 
 export const FAULTS: readonly Fault[] = [
@@ -70,11 +78,7 @@ export const FAULTS: readonly Fault[] = [
     async apply({ paths, pick, sleep }) {
       const pid = pick(workerPids(paths));
       if (pid === undefined) return null;
-      const ms = 1_000 + Math.floor(Math.random() * 6_000);
-      process.kill(pid, 'SIGSTOP');
-      await sleep(ms);
-      if (isAlive(pid)) process.kill(pid, 'SIGCONT');
-      return `pid ${pid} for ${ms} ms`;
+      return stopFor(pid, 1_000 + Math.floor(Math.random() * 6_000), sleep);
     },
   },
   {
@@ -82,11 +86,7 @@ export const FAULTS: readonly Fault[] = [
     async apply({ daemonPid, sleep }) {
       const pid = daemonPid();
       if (pid === null) return null;
-      const ms = 1_000 + Math.floor(Math.random() * 2_000);
-      process.kill(pid, 'SIGSTOP');
-      await sleep(ms);
-      if (isAlive(pid)) process.kill(pid, 'SIGCONT');
-      return `pid ${pid} for ${ms} ms`;
+      return stopFor(pid, 1_000 + Math.floor(Math.random() * 2_000), sleep);
     },
   },
   {

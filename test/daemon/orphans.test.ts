@@ -4,27 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { isAlive } from '../../src/daemon/pid-file.js';
 import { openBoard } from '../helpers/board.js';
 import { livePids, member, startDaemon } from '../helpers/daemon.js';
-import { runTeamd } from '../helpers/processes.js';
+import { processesRunning, runTeamd } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
 
 const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;
-
-/** Pids whose command line contains `needle`. */
-function running(needle: string): number[] {
-  const found: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z') continue;
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').includes(needle)) found.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
 
 describe('no orphan, no double run', () => {
   for (const sandbox of ['required', 'off'] as const) {
@@ -36,15 +20,15 @@ describe('no orphan, no double run', () => {
       await board.add({ subject: 'slow', description: sh('echo started >> runs.log', `${marker} & wait`, 'echo finished >> runs.log') });
       const first = await startDaemon(dir, { settings: { idleTimeoutMs: 0, sandbox } });
       expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
-      await waitFor(() => running(marker).length > 0, 'the slow command running');
+      await waitFor(() => processesRunning(marker).length > 0, 'the slow command running');
       const worker = member(dir, 'alice')!.pid!;
       process.kill(first.pid, 'SIGKILL');
-      await waitFor(() => !isAlive(worker) && running(marker).length === 0, 'the teammate and its command gone with the daemon', 10_000);
+      await waitFor(() => !isAlive(worker) && processesRunning(marker).length === 0, 'the teammate and its command gone with the daemon', 10_000);
 
       await startDaemon(dir, { settings: { idleTimeoutMs: 0, sandbox } });
       await waitFor(() => member(dir, 'alice')?.status === 'working' || board.get(1).status !== 'in_progress', 'alice back on the task');
       expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
-      expect(running(marker)).toEqual([]);
+      expect(processesRunning(marker)).toEqual([]);
       expect(livePids(dir)).toEqual([]);
       const runs = fs
         .readFileSync(path.join(ws, 'runs.log'), 'utf8')

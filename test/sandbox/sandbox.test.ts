@@ -6,25 +6,11 @@ import { readInboxFrom } from '../../src/inbox/inbox-file.js';
 import { statePaths } from '../../src/paths.js';
 import { openBoard } from '../helpers/board.js';
 import { startDaemon } from '../helpers/daemon.js';
-import { TEAMD_BIN, runTeamd } from '../helpers/processes.js';
+import { processesRunning, TEAMD_BIN, runTeamd } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
 
 const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;
-
-/** Pids whose command line contains `needle`. */
-function processesRunning(needle: string): number[] {
-  const found: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').includes(needle)) found.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
 
 describe("a teammate's shell, sandboxed (real daemon, real bubblewrap)", () => {
   it('cannot read secrets, reach the state folder (named anything), forge an approval in its own inbox, or stop the daemon; nothing it detaches survives', async () => {
