@@ -42,6 +42,15 @@ describe('teamd task (real CLI process)', () => {
     expect(fs.existsSync(path.join(cwd, '.team/tasks/task_1.json'))).toBe(true);
   });
 
+  it('a state folder that cannot be created (under /proc) is a one-line error, not a hang', async () => {
+    for (const args of [['task', 'add', 'x'], ['send', 'lead', 'hi'], ['start'], ['status']]) {
+      const result = await runTeamd([...args, '--dir', '/proc/teamd-nowhere']);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toContain('/proc/teamd-nowhere');
+    }
+  });
+
   it('claim --next exits 3 with a message on stderr when nothing is ready', async () => {
     const dir = stateDir();
     await runTeamd(['task', 'add', 'a', '--dir', dir]);
