@@ -17,6 +17,8 @@ export interface FaultContext {
   readonly sleep: (ms: number) => Promise<void>;
   /** Files the run damaged on purpose, with the bytes they must still hold at the end. */
   readonly damaged: Map<string, string>;
+  /** Tasks that were given a dead holder's lock: each must still get done. */
+  readonly locked: Set<number>;
 }
 
 function workerPids(paths: StatePaths): number[] {
@@ -92,16 +94,27 @@ export const FAULTS: readonly Fault[] = [
   {
     kind: 'a schema-invalid task file',
     async apply({ paths, damaged }) {
-      const id = 900_000 + damageSerial++;
+      // A new id, taken the way `add` takes one (its first revision token), so no real task is overwritten.
+      const ids = fs
+        .readdirSync(paths.tasksDir)
+        .map((name) => /^task_(\d+)\.json$/.exec(name)?.[1])
+        .filter((id): id is string => id !== undefined)
+        .map(Number);
+      const id = Math.max(0, ...ids) + 1;
+      try {
+        fs.writeFileSync(paths.revisionToken(id, 0), JSON.stringify({ pid: process.pid, start: null }), { flag: 'wx' });
+      } catch {
+        return null;
+      }
       const bytes = JSON.stringify({ id, subject: 'damaged', description: '', status: 'pending', owner: null, blockedBy: [], claim: -1 });
-      fs.writeFileSync(paths.taskFile(id), bytes);
+      fs.writeFileSync(paths.taskFile(id), bytes, { flag: 'wx' });
       damaged.set(paths.taskFile(id), bytes);
       return `task_${id}.json`;
     },
   },
   {
     kind: 'a stale lock (dead holder, or a time in the future) on a pending task',
-    async apply({ paths, pick }) {
+    async apply({ paths, pick, locked }) {
       const id = pick(pendingIds(paths));
       if (id === undefined) return null;
       const lock = `${paths.taskFile(id)}.lock`;
@@ -113,6 +126,7 @@ export const FAULTS: readonly Fault[] = [
       const future = Math.random() < 0.3;
       const when = new Date(Date.now() + (future ? 3_600_000 : -60_000));
       fs.utimesSync(lock, when, when);
+      locked.add(id);
       return `task ${id}${future ? ' (future mtime)' : ''}`;
     },
   },
