@@ -1,9 +1,11 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAlive } from '../../src/daemon/pid-file.js';
 import type { DemoSummary } from '../../src/demo/run-demo.js';
-import { runTeamd } from '../helpers/processes.js';
+import { spawn } from 'node:child_process';
+import { TEAMD_BIN, runTeamd, waitForLine } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('teamd demo', () => {
@@ -39,5 +41,19 @@ describe('teamd demo', () => {
       expect(summary.teammatePids.filter(isAlive)).toEqual([]);
       fs.rmSync(summary.workspace, { recursive: true, force: true });
     }
+  });
+
+  it('Ctrl-C in the middle stops the demo daemon and removes its workspace', async () => {
+    const demos = (): string[] => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('teamd-demo-'));
+    const before = new Set(demos());
+    const demo = spawn(process.execPath, [TEAMD_BIN, 'demo'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const line = await waitForLine(demo, /daemon started \(pid \d+\)/);
+    const daemonPid = Number(/pid (\d+)/.exec(line)![1]);
+    expect(isAlive(daemonPid)).toBe(true);
+    const exited = new Promise<number | null>((resolve) => demo.once('exit', resolve));
+    demo.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(isAlive(daemonPid)).toBe(false);
+    expect(demos().filter((name) => !before.has(name))).toEqual([]);
   });
 });

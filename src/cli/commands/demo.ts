@@ -1,9 +1,13 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command } from 'commander';
 import { runDemo, formatSummary } from '../../demo/run-demo.js';
 import { TeamdError } from '../../errors.js';
 import { createLogger } from '../../logger.js';
 import { startDetachedDaemon, stopDaemonAndWait } from '../daemon-process.js';
 import { printJson, type Io } from '../output.js';
+import type { PidInfo } from '../../daemon/pid-file.js';
+import type { StatePaths } from '../../paths.js';
 import { isUnconfined } from './team.js';
 
 export function demoCommand(io: Io): Command {
@@ -14,10 +18,25 @@ export function demoCommand(io: Io): Command {
     .action(async (options: { keep?: boolean; json?: boolean }) => {
       const time = (): string => new Date().toISOString().slice(11, 19);
       const show = (line: string): void => (options.json ? io.err : io.out)(`${time()}  ${line}\n`);
+      // A closed pipe (teamd demo | head) or Ctrl-C must not leave the demo's daemon running.
+      for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+      let running: { paths: StatePaths; info: PidInfo } | null = null;
+      const interrupt = (): void => {
+        void (async () => {
+          if (running && options.keep !== true) {
+            await stopDaemonAndWait(running.paths, running.info).catch(() => undefined);
+            fs.rmSync(path.dirname(running.paths.root), { recursive: true, force: true });
+          }
+          process.exit(130);
+        })();
+      };
+      const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+      for (const signal of signals) process.once(signal, interrupt);
       const summary = await runDemo(
         {
           startDaemon: async (paths) => {
             const info = await startDetachedDaemon(io, paths, { model: 'offline', idleTimeout: 0 });
+            running = { paths, info };
             if (info.sandbox) show(isUnconfined(info.sandbox) ? `WARNING: teammates' commands are NOT sandboxed: ${info.sandbox}` : `sandbox: ${info.sandbox}`);
             return info;
           },
@@ -26,7 +45,9 @@ export function demoCommand(io: Io): Command {
           logger: createLogger(),
         },
         options.keep === true,
-      );
+      ).finally(() => {
+        for (const signal of signals) process.off(signal, interrupt);
+      });
       if (options.json) printJson(io, summary);
       else io.out(formatSummary(summary));
       const unfinished = summary.tasks.filter((t) => t.status !== 'completed');
