@@ -15,13 +15,10 @@ import type { LadderTimings } from '../supervisor/stop-ladder.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import { Doorbell } from '../watch/doorbell.js';
 import { describeSandbox, detectSandbox, type SandboxMode } from '../sandbox/sandbox.js';
-import { killLeftoversOfStateDir } from '../supervisor/leftovers.js';
-import { sweepDeadTempFiles } from '../fs/atomic-write.js';
-import { isAlive } from '../proc/process-identity.js';
-import { stateFolders } from '../paths.js';
+import { cleanUpAfterEarlierDaemon } from '../supervisor/clean-up.js';
 import { ControlServer } from './control-server.js';
 import type { ControlRequest } from './control-protocol.js';
-import { acquirePidFile, releasePidFile, type PidInfo } from './pid-file.js';
+import { acquirePidFile, releasePidFile, type PidInfo, type SandboxReport } from './pid-file.js';
 
 export interface DaemonHealth {
   readonly rosterWriteFailing: string | null;
@@ -93,10 +90,7 @@ export class Daemon {
       });
       const daemon = new Daemon(options, supervisor, info, model, roster);
       // Before any task is resumed: nothing an earlier daemon's teammates started may run alongside its second run.
-      const leftovers = killLeftoversOfStateDir(paths.root);
-      if (leftovers.length > 0) logger.warn({ pids: leftovers }, 'killed processes an earlier daemon of this folder left running');
-      const temps = sweepDeadTempFiles(stateFolders(paths), isAlive);
-      if (temps.length > 0) logger.info({ files: temps }, 'removed temp files of writers that died mid-write');
+      cleanUpAfterEarlierDaemon(paths, logger);
       await supervisor.start();
       daemon.server = await ControlServer.listen(paths.daemonSocket, (request) => daemon.handle(request), logger);
       logger.info({ pid: info.pid, dir: paths.root }, 'daemon ready');
@@ -155,7 +149,7 @@ export class Daemon {
 }
 
 /** Refuses to start without a sandbox when the settings require one; otherwise says loudly that there is none. */
-function checkSandbox(mode: SandboxMode, logger: Logger): string {
+function checkSandbox(mode: SandboxMode, logger: Logger): SandboxReport {
   const kind = detectSandbox();
   const text = describeSandbox(kind, mode);
   if (mode === 'required' && kind.kind === 'none') {
@@ -164,9 +158,10 @@ function checkSandbox(mode: SandboxMode, logger: Logger): string {
       `teammates' commands cannot be sandboxed: ${kind.why}; or, to run them unconfined, set "sandbox": "preferred" in the settings of config.json`,
     );
   }
-  if (kind.kind === 'none' || mode === 'off') logger.warn({ sandbox: text }, `WARNING: teammates' commands are NOT sandboxed: ${text}`);
-  else logger.info({ sandbox: text }, 'commands sandboxed');
-  return text;
+  const confined = kind.kind === 'bwrap' && mode !== 'off';
+  if (confined) logger.info({ sandbox: text }, 'commands sandboxed');
+  else logger.warn({ sandbox: text }, `WARNING: teammates' commands are NOT sandboxed: ${text}`);
+  return { description: text, confined };
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -16,8 +16,21 @@ export const pidInfoSchema = z.looseObject({
   dir: z.string(),
   /** How teammates' commands are confined, in words (see sandbox/sandbox.ts). */
   sandbox: z.string().optional(),
+  /** False when they run unconfined (no bubblewrap, or settings.sandbox "off"). */
+  sandboxed: z.boolean().optional(),
 });
 export type PidInfo = z.infer<typeof pidInfoSchema>;
+
+/** What the daemon found out about confining its teammates' commands. */
+export interface SandboxReport {
+  readonly description: string;
+  readonly confined: boolean;
+}
+
+/** Whether this daemon runs its teammates' commands without a sandbox (the person must hear of it). */
+export function runsUnsandboxed(info: PidInfo): boolean {
+  return info.sandboxed === false;
+}
 
 export { isAlive };
 
@@ -54,7 +67,7 @@ function isDaemonOf(info: PidInfo, root: string): boolean {
  * file left by a daemon that was killed is removed. Held under a lock so two starting daemons
  * cannot both decide the old file is stale.
  */
-export async function acquirePidFile(paths: StatePaths, locker: FileLocker, logger: Logger, now: Date, sandbox?: string): Promise<PidInfo> {
+export async function acquirePidFile(paths: StatePaths, locker: FileLocker, logger: Logger, now: Date, sandbox?: SandboxReport): Promise<PidInfo> {
   ensurePrivateDir(paths.runDir);
   return locker.withLock(`${paths.runDir}/daemon`, () => {
     const live = readLiveDaemon(paths);
@@ -76,7 +89,7 @@ export async function acquirePidFile(paths: StatePaths, locker: FileLocker, logg
       start: processStartTime(process.pid),
       startedAt: now.toISOString(),
       dir: paths.root,
-      ...(sandbox ? { sandbox } : {}),
+      ...(sandbox ? { sandbox: sandbox.description, sandboxed: sandbox.confined } : {}),
     };
     writeFileAtomicSync(paths.daemonPid, `${JSON.stringify(info)}\n`);
     return info;

@@ -1,13 +1,10 @@
-import { workerEnvFor } from './worker-env.js';
-import { sweepDeadTempFiles } from '../fs/atomic-write.js';
-import { isAlive } from '../proc/process-identity.js';
-import { stateFolders } from '../paths.js';
 import type { ChildProcess } from 'node:child_process';
 import { TeamdError } from '../errors.js';
 import { LEAD, type Member, type MemberStatus } from '../roster/roster.js';
 import type { Doorbell } from '../watch/doorbell.js';
 import type { WorkerMessage } from './ipc-protocol.js';
-import { killLeftovers, spawnMarker } from './leftovers.js';
+import { cleanUpAfterTeammate } from './clean-up.js';
+import { workerEnvFor } from './worker-env.js';
 import { MemberWork } from './member-work.js';
 import { forkMember, sendToMember } from './member-process.js';
 import { decideRestart, DEFAULT_RESTART_POLICY, describeExit, FRESH_HISTORY, type RestartHistory, type RestartPolicy } from './restart-policy.js';
@@ -208,10 +205,7 @@ export class Supervisor {
   private async onExit(name: string, slot: Slot, code: number | null, signal: NodeJS.Signals | null, pid: number | undefined): Promise<void> {
     slot.child = null;
     const logger = this.deps.logger.child({ teammate: name });
-    const leftovers = pid === undefined ? [] : killLeftovers(spawnMarker(pid, this.deps.paths.root));
-    if (leftovers.length > 0) logger.warn({ pids: leftovers }, 'killed commands the teammate left running');
-    const temps = sweepDeadTempFiles(stateFolders(this.deps.paths), isAlive);
-    if (temps.length > 0) logger.info({ files: temps }, 'removed temp files of writers that died mid-write');
+    cleanUpAfterTeammate(this.deps.paths, pid, logger);
     const exit = { code, signal, expected: slot.expected !== null, startedAt: slot.startedAt, exitedAt: this.now() };
     logger.info({ code, signal, expected: slot.expected }, 'teammate exited');
     if (this.stopping) {

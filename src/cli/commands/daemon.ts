@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { Daemon } from '../../daemon/daemon.js';
 import { ensurePrivateDir } from '../../fs/private-dir.js';
-import { readLiveDaemon } from '../../daemon/pid-file.js';
+import { readLiveDaemon, runsUnsandboxed } from '../../daemon/pid-file.js';
 import { createLogger } from '../../logger.js';
 import type { StatePaths } from '../../paths.js';
 import { pathsFor } from '../context.js';
@@ -10,7 +10,6 @@ import { DEFAULT_WORKER_SCRIPT } from '../locations.js';
 import { printJson, type Io } from '../output.js';
 import { parseNonNegativeInt } from '../parsers.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
-import { isUnconfined } from './team.js';
 
 interface StartOptions extends CommonOptions {
   foreground?: boolean;
@@ -109,7 +108,7 @@ export function startCommand(io: Io): Command {
       const info = await startDetachedDaemon(io, paths, { model: options.model, idleTimeout: options.idleTimeout });
       if (options.json) printJson(io, info);
       else io.out(`teamd daemon running (pid ${info.pid}) for ${info.dir}\n`);
-      if (info.sandbox && isUnconfined(info.sandbox)) io.err(`WARNING: teammates' commands are NOT sandboxed: ${info.sandbox}\n`);
+      if (runsUnsandboxed(info)) io.err(`WARNING: teammates' commands are NOT sandboxed: ${info.sandbox}\n`);
     });
 }
 

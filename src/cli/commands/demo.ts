@@ -6,9 +6,8 @@ import { TeamdError } from '../../errors.js';
 import { createLogger } from '../../logger.js';
 import { startDetachedDaemon, stopDaemonAndWait } from '../daemon-process.js';
 import { printJson, type Io } from '../output.js';
-import type { PidInfo } from '../../daemon/pid-file.js';
+import { runsUnsandboxed, type PidInfo } from '../../daemon/pid-file.js';
 import type { StatePaths } from '../../paths.js';
-import { isUnconfined } from './team.js';
 
 export function demoCommand(io: Io): Command {
   return new Command('demo')
@@ -37,7 +36,7 @@ export function demoCommand(io: Io): Command {
           startDaemon: async (paths) => {
             const info = await startDetachedDaemon(io, paths, { model: 'offline', idleTimeout: 0 });
             running = { paths, info };
-            if (info.sandbox) show(isUnconfined(info.sandbox) ? `WARNING: teammates' commands are NOT sandboxed: ${info.sandbox}` : `sandbox: ${info.sandbox}`);
+            if (info.sandbox) show(runsUnsandboxed(info) ? `WARNING: teammates' commands are NOT sandboxed: ${info.sandbox}` : `sandbox: ${info.sandbox}`);
             return info;
           },
           stopDaemon: stopDaemonAndWait,

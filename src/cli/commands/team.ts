@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { requestDaemon } from '../../daemon/control-client.js';
 import type { DaemonHealth } from '../../daemon/daemon.js';
 import type { StatePaths } from '../../paths.js';
-import { isAlive, readLiveDaemon } from '../../daemon/pid-file.js';
+import { isAlive, readLiveDaemon, runsUnsandboxed } from '../../daemon/pid-file.js';
 import { TASK_STATUSES, type TaskStatus } from '../../board/task.js';
 import type { Member } from '../../roster/roster.js';
 import { readConfig } from '../../roster/roster.js';
@@ -97,7 +97,7 @@ export function statusCommand(io: Io): Command {
       const listing = board.list();
       for (const task of listing.tasks) tasks[task.status]++;
       const needsYou = listing.problems.map((problem) => `${problem.file}: ${problem.reason} (skipped by claims; fix it or move it out of the tasks folder)`);
-      if (daemon?.sandbox && isUnconfined(daemon.sandbox)) needsYou.push(`commands are not sandboxed: ${daemon.sandbox}`);
+      if (daemon && runsUnsandboxed(daemon)) needsYou.push(`commands are not sandboxed: ${daemon.sandbox}`);
       if (health?.rosterWriteFailing)
         needsYou.push(
           `the daemon cannot write ${paths.config} since ${health.rosterWriteFailingSince} (${health.rosterWriteFailing}); it keeps running and retries: free some disk space`,
@@ -129,11 +129,6 @@ async function daemonHealth(paths: StatePaths): Promise<DaemonHealth | null> {
   } catch {
     return null;
   }
-}
-
-/** The sandbox description of a daemon whose teammates' commands run unconfined (see sandbox/sandbox.ts). */
-export function isUnconfined(sandbox: string): boolean {
-  return sandbox.startsWith('NONE') || sandbox.startsWith('OFF');
 }
 
 export function teamCommand(io: Io): Command {

@@ -1,0 +1,24 @@
+import { sweepDeadTempFiles } from '../fs/atomic-write.js';
+import type { Logger } from '../logger.js';
+import { stateFolders, type StatePaths } from '../paths.js';
+import { isAlive } from '../proc/process-identity.js';
+import { killLeftovers, killLeftoversOfStateDir, spawnMarker } from './leftovers.js';
+
+/** After a teammate process ended: the commands it left running, and the temp files of writers that died mid-write. */
+export function cleanUpAfterTeammate(paths: StatePaths, pid: number | undefined, logger: Logger): void {
+  const leftovers = pid === undefined ? [] : killLeftovers(spawnMarker(pid, paths.root));
+  if (leftovers.length > 0) logger.warn({ pids: leftovers }, 'killed commands the teammate left running');
+  sweepTemps(paths, logger);
+}
+
+/** Before a daemon resumes any task: every process an earlier daemon of this folder left, and dead writers' temp files. */
+export function cleanUpAfterEarlierDaemon(paths: StatePaths, logger: Logger): void {
+  const leftovers = killLeftoversOfStateDir(paths.root);
+  if (leftovers.length > 0) logger.warn({ pids: leftovers }, 'killed processes an earlier daemon of this folder left running');
+  sweepTemps(paths, logger);
+}
+
+function sweepTemps(paths: StatePaths, logger: Logger): void {
+  const temps = sweepDeadTempFiles(stateFolders(paths), isAlive);
+  if (temps.length > 0) logger.info({ files: temps }, 'removed temp files of writers that died mid-write');
+}
