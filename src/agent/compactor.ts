@@ -1,6 +1,7 @@
 import type { ChatMessage, ModelClient } from '../model/model-client.js';
+import type { ApiTool } from '../tools/registry.js';
 import { SUMMARIZE_MARKER } from '../model/offline/policy.js';
-import { estimateTokens, lastSafeCut } from './conversation.js';
+import { appendUser, estimateTokens, lastSafeCut } from './conversation.js';
 
 export interface CompactorOptions {
   readonly model: ModelClient;
@@ -22,17 +23,19 @@ const TRIMMED = '[output trimmed to save context]';
 export class Compactor {
   constructor(private readonly options: CompactorOptions) {}
 
-  async maybeCompact(messages: ChatMessage[], system: string, force = false): Promise<'none' | 'trimmed' | 'summarized'> {
+  /** `tools`: the request's tools, which the API requires whenever the history holds tool blocks. */
+  async maybeCompact(messages: ChatMessage[], system: string, force = false, tools: readonly ApiTool[] = []): Promise<'none' | 'trimmed' | 'summarized'> {
     if (!force && estimateTokens(messages, system) <= this.options.thresholdTokens) return 'none';
     this.trimOldResults(messages);
     if (!force && estimateTokens(messages, system) <= this.options.thresholdTokens) return 'trimmed';
     const cut = lastSafeCut(messages);
     if (cut === 0) return 'trimmed';
-    const older = messages.slice(0, cut);
+    const older = structuredClone(messages.slice(0, cut));
+    appendUser(older, [{ type: 'text', text: 'Summarize the conversation above. Answer with text only; do not call tools.' }]);
     const response = await this.options.model.create({
       system: `${SUMMARIZE_MARKER} Summarize this teammate's conversation so far for itself: decisions, files touched, task ids and their state, open questions. Be brief.`,
-      messages: [...older, { role: 'user', content: [{ type: 'text', text: 'Summarize the conversation above.' }] }],
-      tools: [],
+      messages: older,
+      tools,
       maxTokens: 2048,
     });
     const summary = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n') || '(no summary)';
@@ -53,7 +56,11 @@ export class Compactor {
     const keep = this.options.keepRecentResults ?? 6;
     const results = messages.flatMap((message) => message.content.filter((block) => block.type === 'tool_result'));
     for (const block of results.slice(0, Math.max(0, results.length - keep))) {
-      if (block.type === 'tool_result' && block.content.length > TRIMMED.length) block.content = TRIMMED;
+      if (block.type !== 'tool_result') continue;
+      // The output is shrunk; messages riding along in the result are kept.
+      if (typeof block.content === 'string') {
+        if (block.content.length > TRIMMED.length) block.content = TRIMMED;
+      } else if (block.content[0] && block.content[0].text.length > TRIMMED.length) block.content[0] = { type: 'text', text: TRIMMED };
     }
   }
 }

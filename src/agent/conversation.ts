@@ -1,10 +1,28 @@
-import type { ChatMessage, ContentBlock } from '../model/model-client.js';
+import type { ChatMessage, ContentBlock, TextBlock } from '../model/model-client.js';
 
-/** Appends user content, merging into a trailing user message so roles keep alternating. */
+/**
+ * Appends user content, merging into a trailing user message so roles keep alternating. Text
+ * never follows tool results in one user turn (real models then answer with an empty turn): it
+ * rides inside the last tool result instead.
+ */
 export function appendUser(messages: ChatMessage[], blocks: ContentBlock[]): void {
   const last = messages.at(-1);
-  if (last?.role === 'user') last.content.push(...blocks);
-  else messages.push({ role: 'user', content: blocks });
+  if (last?.role !== 'user') {
+    messages.push({ role: 'user', content: blocks });
+    return;
+  }
+  const lastResult = last.content.findLast((block) => block.type === 'tool_result');
+  for (const block of blocks) {
+    if (block.type === 'text' && lastResult?.type === 'tool_result') {
+      if (typeof lastResult.content === 'string') lastResult.content = [{ type: 'text', text: lastResult.content || '(no output)' }];
+      lastResult.content.push(block);
+    } else last.content.push(block);
+  }
+}
+
+/** A tool result's text, whether stored as a string or as text blocks. */
+export function resultText(content: string | readonly TextBlock[]): string {
+  return typeof content === 'string' ? content : content.map((block) => block.text).join('\n');
 }
 
 export function estimateTokens(messages: readonly ChatMessage[], system = ''): number {

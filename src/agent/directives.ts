@@ -12,6 +12,10 @@ export type Directive =
   | { readonly kind: 'plan'; readonly approve: boolean }
   | { readonly kind: 'identity' }
   | { readonly kind: 'continue' }
+  /** The model ended its turn while it still owned the task: finish it. */
+  | { readonly kind: 'remind'; readonly id: number }
+  /** The task went back to the board: the teammate no longer owns it. */
+  | { readonly kind: 'released'; readonly id: number }
   | { readonly kind: 'summary' };
 
 const TAG = /^\[teamd:(\w+)((?: [a-z]+=[^\s\]]+)*)\]/;
@@ -39,6 +43,10 @@ export function parseDirective(text: string): Directive | null {
       return { kind: 'identity' };
     case 'continue':
       return { kind: 'continue' };
+    case 'remind':
+      return { kind: 'remind', id: Number(attrs.task) };
+    case 'released':
+      return { kind: 'released', id: Number(attrs.task) };
     case 'summary':
       return { kind: 'summary' };
     default:
@@ -62,4 +70,18 @@ export function planDirective(approve: boolean, feedback: string): string {
   return approve
     ? `[teamd:plan approve=true]\nThe lead approved your plan.${feedback ? ` ${feedback}` : ''} Carry it out now.`
     : `[teamd:plan approve=false]\nThe lead rejected your plan: ${feedback || '(no feedback)'}. Revise it and submit_plan again, or fail_task if it cannot be done.`;
+}
+
+export function remindDirective(task: Pick<Task, 'id' | 'subject'>, attempt: number, limit: number): string {
+  return `[teamd:remind task=${task.id}]\nYou ended your turn, but you still own task ${task.id}: ${task.subject}. Finish it now: call complete_task with a short result, or fail_task with the reason it cannot be done. (Reminder ${attempt} of ${limit}; after that the task goes back to the board.)`;
+}
+
+export function releasedDirective(task: Pick<Task, 'id' | 'subject'>, why: string): string {
+  return `[teamd:released task=${task.id}]\nTask ${task.id} (${task.subject}) is back on the board and no longer yours: ${why}. Do not work on it unless you claim it again.`;
+}
+
+export function continueDirective(why: 'text' | 'tool'): string {
+  return why === 'text'
+    ? '[teamd:continue]\nYou reached the output limit. Continue exactly where you stopped.'
+    : '[teamd:continue]\nYou reached the output limit in the middle of a tool call, so it was not run. Make the call again, smaller (split large content over several calls).';
 }

@@ -1,21 +1,23 @@
-import type { ChatMessage, ModelClient, Usage } from '../model/model-client.js';
-import { isPromptTooLong } from '../model/model-client.js';
+import type { ChatMessage, ContentBlock, ModelClient, ModelResponse, Usage } from '../model/model-client.js';
+import { failureClass } from '../model/model-errors.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import type { ToolContext } from '../tools/tool.js';
+import type { ToolContext, ToolEffect } from '../tools/tool.js';
 import type { Compactor } from './compactor.js';
 import { appendUser } from './conversation.js';
+import { continueDirective } from './directives.js';
 
-export type TurnEnd = 'end_turn' | 'idle' | 'stopped' | 'budget' | 'step_limit';
+export type TurnEnd = 'end_turn' | 'idle' | 'stopped' | 'budget' | 'step_limit' | 'refusal';
 
 export type AgentEvent =
   | { type: 'text'; text: string }
   | { type: 'tool_call'; id: string; name: string; input: unknown }
-  | { type: 'tool_result'; id: string; name: string; content: string; isError: boolean }
+  | { type: 'tool_result'; id: string; name: string; content: string; isError: boolean; effect?: ToolEffect | undefined }
   | { type: 'usage'; usage: Usage }
   | { type: 'compacted'; how: 'trimmed' | 'summarized' }
   /** The conversation changed and is consistent: a moment to save it. */
   | { type: 'step' }
-  | { type: 'turn_end'; reason: TurnEnd }
+  /** `text`: what the model said when it refused. */
+  | { type: 'turn_end'; reason: TurnEnd; text?: string }
   | { type: 'error'; error: unknown };
 
 export interface AgentDeps {
@@ -25,8 +27,12 @@ export interface AgentDeps {
   readonly compactor: Compactor;
   readonly system: string;
   readonly maxTokens: number;
+  /** The most a call may ask for when an answer was cut off inside a tool call (the model's limit). */
+  readonly maxTokensCap?: number;
   /** Checked before each model call and after each tool call. */
   readonly shouldStop: () => boolean;
+  /** Puts what arrived meanwhile (messages) into the conversation; called before each model call. */
+  readonly absorbInput?: (messages: ChatMessage[]) => void;
   /** True when the next call would exceed the token budget. */
   readonly overBudget: (messages: readonly ChatMessage[]) => boolean;
   /** Model calls allowed in one unit of work: a model stuck repeating a failing call stops here. */
@@ -38,40 +44,74 @@ const DEFAULT_MAX_STEPS = 100;
 
 /**
  * One unit of work: call the model, run the tools it asks for, repeat until it stops calling
- * tools (or calls `idle`). Does no I/O of its own — the model and the tools are injected —
- * and reports everything as events for the worker to log, save and forward.
+ * tools (or calls `idle`). Does no I/O of its own — the model, the tools and the inbox are
+ * injected — and reports everything as events for the worker to log, save and forward.
+ *
+ * Stop reasons: `pause_turn` continues the same assistant turn; `max_tokens` mid-text asks the
+ * model to continue, mid-tool-call answers the cut-off call as not run and raises the output
+ * limit; `refusal` ends the unit without storing the refused turn.
  */
 export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): AsyncGenerator<AgentEvent, void, undefined> {
   let compactedAfterError = false;
   let continues = 0;
+  let maxTokens = deps.maxTokens;
+  /** After pause_turn: the next answer extends the last assistant message. */
+  let extending = false;
   for (let steps = 0; ; steps++) {
     if (deps.shouldStop()) return yield { type: 'turn_end', reason: 'stopped' };
     if (steps >= (deps.maxSteps ?? DEFAULT_MAX_STEPS)) return yield { type: 'turn_end', reason: 'step_limit' };
+    if (!extending) deps.absorbInput?.(messages);
     if (deps.overBudget(messages)) return yield { type: 'turn_end', reason: 'budget' };
-    const how = await deps.compactor.maybeCompact(messages, deps.system);
-    if (how !== 'none') yield { type: 'compacted', how };
-    let response;
+    let response: ModelResponse;
     try {
-      response = await deps.model.create({ system: deps.system, messages, tools: deps.tools.apiTools(), maxTokens: deps.maxTokens }, deps.ctx.signal);
+      const how = await deps.compactor.maybeCompact(messages, deps.system, false, deps.tools.apiTools());
+      if (how !== 'none') yield { type: 'compacted', how };
+      response = await deps.model.create({ system: deps.system, messages, tools: deps.tools.apiTools(), maxTokens }, deps.ctx.signal);
     } catch (error) {
-      if (isPromptTooLong(error) && !compactedAfterError) {
+      // A call cut short by a stop is not a failure: the work resumes after the restart.
+      if (deps.shouldStop() || failureClass(error) === 'aborted') return yield { type: 'turn_end', reason: 'stopped' };
+      if (failureClass(error) === 'prompt_too_long' && !compactedAfterError) {
         compactedAfterError = true;
-        const forced = await deps.compactor.maybeCompact(messages, deps.system, true);
-        yield { type: 'compacted', how: forced === 'none' ? 'trimmed' : forced };
-        continue;
+        try {
+          const forced = await deps.compactor.maybeCompact(messages, deps.system, true, deps.tools.apiTools());
+          yield { type: 'compacted', how: forced === 'none' ? 'trimmed' : forced };
+          continue;
+        } catch (compactError) {
+          return yield { type: 'error', error: compactError };
+        }
       }
       return yield { type: 'error', error };
     }
     compactedAfterError = false;
     yield { type: 'usage', usage: response.usage };
-    // An empty answer is not stored: the conversation never holds a made-up assistant turn.
-    if (response.content.length > 0) messages.push({ role: 'assistant', content: response.content });
-    for (const block of response.content) if (block.type === 'text' && block.text) yield { type: 'text', text: block.text };
-    const uses = response.content.filter((block) => block.type === 'tool_use');
+    const said = response.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
+    if (response.stopReason === 'refusal') return yield { type: 'turn_end', reason: 'refusal', text: said.join('\n').trim() };
+    const content = storable(response.content, response.stopReason === 'pause_turn');
+    // The conversation never holds an empty or whitespace-only block, nor a made-up assistant turn.
+    if (extending && messages.at(-1)?.role === 'assistant') messages.at(-1)!.content.push(...content);
+    else if (content.length > 0) messages.push({ role: 'assistant', content });
+    extending = response.stopReason === 'pause_turn' && messages.at(-1)?.role === 'assistant';
+    for (const text of said) if (text.trim()) yield { type: 'text', text };
+    if (response.stopReason === 'pause_turn') {
+      yield { type: 'step' };
+      continue;
+    }
+    const uses = content.filter((block) => block.type === 'tool_use');
+    if (response.stopReason === 'max_tokens' && uses.length > 0) {
+      // The last call's input was cut off: no call of this answer runs; the model makes them again with room to spare.
+      maxTokens = Math.min(maxTokens * 2, deps.maxTokensCap ?? maxTokens * 2);
+      messages.push({
+        role: 'user',
+        content: uses.map((use) => ({ type: 'tool_result', tool_use_id: use.id, content: continueDirective('tool'), is_error: true })),
+      });
+      yield { type: 'step' };
+      continue;
+    }
     if (uses.length === 0) {
       if (response.stopReason === 'max_tokens' && continues < MAX_CONTINUES) {
         continues++;
-        appendUser(messages, [{ type: 'text', text: '[teamd:continue]\nYou reached the output limit. Continue exactly where you stopped.' }]);
+        maxTokens = Math.min(maxTokens * 2, deps.maxTokensCap ?? maxTokens * 2);
+        appendUser(messages, [{ type: 'text', text: continueDirective('text') }]);
         yield { type: 'step' };
         continue;
       }
@@ -79,14 +119,13 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
       return yield { type: 'turn_end', reason: 'end_turn' };
     }
     continues = 0;
-    const results: ChatMessage['content'] = [];
+    const results: ContentBlock[] = [];
     let idle = false;
     for (const use of uses) {
-      if (use.type !== 'tool_use') continue;
       yield { type: 'tool_call', id: use.id, name: use.name, input: use.input };
       const result = await deps.tools.run(use.name, use.input, deps.ctx);
-      if (use.name === 'idle') idle = true;
-      yield { type: 'tool_result', id: use.id, name: use.name, content: result.content, isError: result.isError === true };
+      if (result.effect?.kind === 'idle') idle = true;
+      yield { type: 'tool_result', id: use.id, name: use.name, content: result.content, isError: result.isError === true, effect: result.effect };
       results.push({ type: 'tool_result', tool_use_id: use.id, content: result.content, ...(result.isError ? { is_error: true } : {}) });
     }
     messages.push({ role: 'user', content: results });
@@ -94,4 +133,14 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
     if (idle) return yield { type: 'turn_end', reason: 'idle' };
     if (deps.shouldStop()) return yield { type: 'turn_end', reason: 'stopped' };
   }
+}
+
+/** The blocks worth keeping: no empty or whitespace-only text; an answer to be continued never ends in whitespace. */
+function storable(content: readonly ContentBlock[], continued: boolean): (ContentBlock & { type: 'text' | 'tool_use' })[] {
+  const kept = content.filter(
+    (b): b is ContentBlock & { type: 'text' | 'tool_use' } => b.type === 'tool_use' || (b.type === 'text' && b.text.trim().length > 0),
+  );
+  const last = kept.at(-1);
+  if (continued && last?.type === 'text') kept[kept.length - 1] = { type: 'text', text: last.text.trimEnd() };
+  return kept;
 }

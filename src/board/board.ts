@@ -132,10 +132,11 @@ export class Board {
   }
 
   /** Claims the lowest-id ready task, or returns null when none can be claimed now (see claim-next.ts for why it always ends). */
-  async claimNext(owner: string): Promise<Task | null> {
+  async claimNext(owner: string, options: { skip?: ReadonlySet<number> } = {}): Promise<Task | null> {
     parseName(owner, 'owner');
+    const skip = options.skip ?? new Set<number>();
     return claimNext({
-      candidates: () => this.scanner.candidates(),
+      candidates: () => withoutSkipped(this.scanner.candidates(), skip),
       locker: this.locker,
       taskFile: this.paths.taskFile,
       claimUnderLock: (handle, id) => this.claimUnderLock(handle, id, owner),
@@ -283,6 +284,10 @@ export class Board {
 
 /** Ids tried past the counter before `add` gives up: each taken one was allocated by a concurrent writer. */
 const MAX_ID_PROBES = 64;
+
+function* withoutSkipped(ids: Iterable<number>, skip: ReadonlySet<number>): Generator<number> {
+  for (const id of ids) if (!skip.has(id)) yield id;
+}
 
 /** Why `claimNext` passes over a candidate it locked and moves on to the next one. */
 const CLAIM_NEXT_SKIPS = new Set<ErrorCode>(['NOT_READY', 'TASK_CORRUPT', 'TASK_NOT_FOUND', 'CONCURRENT_WRITE']);

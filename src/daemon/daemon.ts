@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Board } from '../board/board.js';
 import { OfflineModelServer } from '../model/offline/server.js';
+import { checkModelId } from '../model/model-check.js';
 import { OfflineScript } from '../model/offline/script.js';
 import { OFFLINE_KEY_ENV, OFFLINE_URL_ENV } from '../model/offline/env.js';
 import { TeamdError } from '../errors.js';
@@ -67,11 +68,12 @@ export class Daemon {
     let supervisor: Supervisor | null = null;
     let model: OfflineModelServer | null = null;
     try {
+      const roster = new RosterStore(paths, { logger });
       model = await OfflineModelServer.listen({
         script: new OfflineScript(path.join(paths.root, 'offline-script.json'), (message) => logger.error(message)),
         logger: logger.child({ component: 'offline-model' }),
+        contextWindowTokens: () => roster.read().settings.offlineContextTokens,
       });
-      const roster = new RosterStore(paths, { logger });
       const { settings } = roster.update((config) => ({ ...config, settings: { ...config.settings, ...definedOnly(options.settings ?? {}) } }));
       const board = new Board({ paths, locker, logger });
       supervisor = new Supervisor({
@@ -85,6 +87,7 @@ export class Daemon {
         workerScript: options.workerScript,
         workerEnv: { ...options.workerEnv, [OFFLINE_URL_ENV]: model.url, [OFFLINE_KEY_ENV]: model.key },
         defaultModel: () => roster.read().settings.model,
+        checkModel: (id) => checkModelId(id, { apiKey: options.workerEnv.ANTHROPIC_API_KEY ?? '', baseURL: options.workerEnv.ANTHROPIC_BASE_URL, logger }),
         ...(options.restartPolicy ? { restartPolicy: options.restartPolicy } : {}),
         ladder: options.ladder ?? { ipcGraceMs: settings.ipcGraceMs, termGraceMs: settings.termGraceMs },
       });

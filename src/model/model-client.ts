@@ -1,12 +1,19 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Logger } from '../logger.js';
 import type { ApiTool } from '../tools/registry.js';
+import { classifySdkError, ModelError } from './model-errors.js';
 import { TEAMMATE_HEADER } from './offline/server.js';
+import { sdkLogger } from './sdk-logger.js';
+import { StallWatchdog } from './stall-watchdog.js';
 
+export { describeModelError, isPromptTooLong, ModelError } from './model-errors.js';
+
+export type TextBlock = { type: 'text'; text: string };
 export type ContentBlock =
-  | { type: 'text'; text: string }
+  | TextBlock
   | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean };
+  /** A tool's output; messages that arrive mid-task ride along as further text blocks (never as text after the results). */
+  | { type: 'tool_result'; tool_use_id: string; content: string | TextBlock[]; is_error?: boolean };
 
 export interface ChatMessage {
   role: 'user' | 'assistant';
@@ -27,9 +34,11 @@ export interface ModelRequest {
   readonly maxTokens: number;
 }
 
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'pause_turn' | 'refusal' | 'stop_sequence' | 'model_context_window_exceeded';
+
 export interface ModelResponse {
   readonly content: ContentBlock[];
-  readonly stopReason: string;
+  readonly stopReason: StopReason;
   readonly usage: Usage;
 }
 
@@ -44,47 +53,19 @@ export interface AnthropicClientOptions {
   readonly baseURL?: string | undefined;
   readonly teammate: string;
   readonly logger: Logger;
-  /** The SDK's own retries for 429, 529 and connection errors. */
+  /** The SDK's own retries for 429, 529, 5xx and connection errors (logged at warn). */
   readonly maxRetries?: number;
-}
-
-/**
- * The real SDK, used for both the real API and the offline model (its baseURL). The stable
- * prefix — system prompt and tools — is marked for prompt caching.
- */
-export type ModelErrorKind = 'prompt_too_long' | 'rate_limited' | 'server' | 'auth' | 'connection' | 'other';
-
-/** A failed model call, classified by the SDK's error classes where the SDK is loaded. */
-export class ModelError extends Error {
-  override readonly name = 'ModelError';
-  constructor(
-    readonly kind: ModelErrorKind,
-    message: string,
-    options: { cause?: unknown } = {},
-  ) {
-    super(message, options);
-  }
+  /** No byte for this long ends the call as a transient failure. */
+  readonly stallMs: number;
 }
 
 type Sdk = typeof import('@anthropic-ai/sdk');
 
-function classify(sdk: Sdk, error: unknown): ModelError {
-  const A = sdk.default;
-  const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof A.BadRequestError && /prompt is too long/i.test(error.message)) return new ModelError('prompt_too_long', message, { cause: error });
-  if (error instanceof A.RateLimitError) return new ModelError('rate_limited', `rate limited by the model API after retries (${message})`, { cause: error });
-  if (error instanceof A.InternalServerError)
-    return new ModelError('server', `the model API failed after retries (status ${error.status}: ${message})`, { cause: error });
-  if (error instanceof A.AuthenticationError) return new ModelError('auth', `the API key was refused (${message}); check ANTHROPIC_API_KEY`, { cause: error });
-  if (error instanceof A.APIConnectionError) return new ModelError('connection', `cannot reach the model API (${message})`, { cause: error });
-  if (error instanceof A.APIError) return new ModelError('other', `model API error ${error.status ?? ''}: ${message}`, { cause: error });
-  return new ModelError('other', message, { cause: error });
-}
-
 /**
- * The real SDK, used for both the real API and the offline model (its baseURL). It is loaded on
- * the first call, so a teammate is ready before it needs a model. The stable prefix — system
- * prompt and tools — is marked for prompt caching; errors come out as ModelError.
+ * The real SDK, used for both the real API and the offline model (its baseURL), streaming, with
+ * a stall watchdog. It is loaded on the first call, so a teammate is ready before it needs a
+ * model. The stable prefix — system prompt and tools — is marked for prompt caching; errors
+ * come out as ModelError.
  */
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
   let loaded: { sdk: Sdk; client: Anthropic } | null = null;
@@ -94,10 +75,12 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     const client = new sdk.default({
       apiKey: options.apiKey,
       ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-      maxRetries: options.maxRetries ?? 4,
-      timeout: 10 * 60 * 1000,
+      maxRetries: options.maxRetries ?? 2,
+      // Until the answer's headers; the watchdog covers the bytes after them.
+      timeout: options.stallMs,
       defaultHeaders: { [TEAMMATE_HEADER]: options.teammate },
-      logger: options.logger,
+      logger: sdkLogger(options.logger),
+      logLevel: 'info',
     });
     loaded = { sdk, client };
     return loaded;
@@ -105,12 +88,16 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   return {
     async create(request, signal) {
       const { sdk, client } = await load();
+      const controller = new AbortController();
+      const cancel = () => controller.abort();
+      signal?.addEventListener('abort', cancel, { once: true });
+      const watchdog = new StallWatchdog(options.stallMs, cancel);
       const tools = request.tools.map((tool, index) =>
         index === request.tools.length - 1 ? { ...tool, cache_control: { type: 'ephemeral' as const } } : tool,
       );
-      let response: Anthropic.Message;
       try {
-        response = await client.messages.create(
+        if (signal?.aborted) throw new ModelError('aborted', 'the model call was cancelled');
+        const stream = client.withOptions({ fetch: watchdog.wrap(globalThis.fetch) }).messages.stream(
           {
             model: options.model,
             max_tokens: request.maxTokens,
@@ -118,34 +105,35 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
             tools,
             messages: request.messages as Anthropic.MessageParam[],
           },
-          signal ? { signal } : undefined,
+          { signal: controller.signal },
         );
+        return toResponse(await stream.finalMessage());
       } catch (error) {
-        throw classify(sdk, error);
+        if (error instanceof ModelError) throw error;
+        if (watchdog.stalled && !signal?.aborted)
+          throw new ModelError('stalled', `the model API sent nothing for ${options.stallMs} ms; the call was abandoned`, { cause: error });
+        throw classifySdkError(sdk.default, error, options.model);
+      } finally {
+        watchdog.disarm();
+        signal?.removeEventListener('abort', cancel);
       }
-      return {
-        content: response.content.flatMap((block): ContentBlock[] => {
-          if (block.type === 'text') return [{ type: 'text', text: block.text }];
-          if (block.type === 'tool_use') return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input }];
-          return [];
-        }),
-        stopReason: response.stop_reason ?? 'end_turn',
-        usage: {
-          inputTokens: response.usage.input_tokens,
-          outputTokens: response.usage.output_tokens,
-          cacheReadTokens: response.usage.cache_read_input_tokens ?? 0,
-          cacheWriteTokens: response.usage.cache_creation_input_tokens ?? 0,
-        },
-      };
     },
   };
 }
 
-/** Whether the API refused the request for being over the context window. */
-export function isPromptTooLong(error: unknown): boolean {
-  return error instanceof ModelError && error.kind === 'prompt_too_long';
-}
-
-export function describeModelError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+function toResponse(message: Anthropic.Message): ModelResponse {
+  return {
+    content: message.content.flatMap((block): ContentBlock[] => {
+      if (block.type === 'text') return [{ type: 'text', text: block.text }];
+      if (block.type === 'tool_use') return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input }];
+      return [];
+    }),
+    stopReason: message.stop_reason ?? 'end_turn',
+    usage: {
+      inputTokens: message.usage.input_tokens,
+      outputTokens: message.usage.output_tokens,
+      cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
+      cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
+    },
+  };
 }

@@ -30,6 +30,10 @@ export const memberSchema = z.looseObject({
   restarts: z.number().int().nonnegative().optional(),
   startedAt: z.iso.datetime({ offset: true }).nullable().optional(),
   lastExit: z.string().nullable().optional(),
+  /** Why it is not working as it should (a model outage, a refused key), shown by teamd status. */
+  problem: z.string().max(1000).nullable().optional(),
+  /** When it tries the model again after an outage. */
+  retryAt: z.iso.datetime({ offset: true }).nullable().optional(),
   usage: tokenUsageSchema.optional(),
 });
 
@@ -48,6 +52,13 @@ export const settingsSchema = z.looseObject({
    * start), "preferred" (bubblewrap where installed, else unconfined with a loud warning), "off".
    */
   sandbox: z.enum(['required', 'preferred', 'off']).default('required'),
+  /** A model call that sends no byte for this long is abandoned as a transient failure. */
+  modelStallMs: z.number().int().positive().default(60_000),
+  /** After a model outage outlasts the SDK's retries, a teammate waits this long, doubling per failure up to the cap. */
+  modelRetryBaseMs: z.number().int().positive().default(5_000),
+  modelRetryMaxMs: z.number().int().positive().default(300_000),
+  /** The context window the offline model enforces (to try compaction without a huge conversation). */
+  offlineContextTokens: z.number().int().positive().default(200_000),
   /** Environment variables commands never see, besides ANTHROPIC_*, CLAUDE_* and TEAMD_*. */
   secretEnv: z.array(z.string().min(1).max(256)).max(256).default([]),
 });

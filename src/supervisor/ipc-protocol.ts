@@ -3,7 +3,16 @@ import { z } from 'zod';
 /** Worker -> daemon, over the fork IPC channel. */
 export const workerMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
-  z.object({ type: z.literal('status'), status: z.enum(['working', 'idle']), task: z.number().int().positive().nullable() }),
+  z.object({
+    type: z.literal('status'),
+    status: z.enum(['working', 'idle']),
+    task: z.number().int().positive().nullable(),
+    /** Why it cannot work right now (a model outage), and when it tries again. */
+    problem: z.string().max(1000).nullable().optional(),
+    retryAt: z.iso.datetime({ offset: true }).nullable().optional(),
+  }),
+  /** The model cannot be used (key refused, unknown model): it exits 0 next and must not be restarted. */
+  z.object({ type: z.literal('errored'), reason: z.string().max(2000) }),
   /** Idle timeout reached: the worker exits 0 next, and should be woken when work appears. */
   z.object({ type: z.literal('asleep') }),
   /** It answered a shutdown request and exits 0 next. */

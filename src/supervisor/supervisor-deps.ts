@@ -29,6 +29,8 @@ export interface SupervisorDeps {
   readonly workerEnv: NodeJS.ProcessEnv;
   /** The team's model, for members spawned without one. */
   readonly defaultModel: () => string;
+  /** Refuses a model id the API does not serve (or a key it refuses) before anything is spawned. */
+  readonly checkModel?: (model: string) => Promise<void>;
   readonly restartPolicy?: RestartPolicy;
   readonly ladder?: LadderTimings;
   /** How long `shutdown` waits for a teammate to answer its shutdown_request before the ladder. */

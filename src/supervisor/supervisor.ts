@@ -21,6 +21,8 @@ interface Slot {
   restartTimer: NodeJS.Timeout | null;
   /** Set when the exit was asked for or announced: not a crash. */
   expected: MemberStatus | null;
+  /** Why it announced it cannot work (the model refused it). */
+  problem: string | null;
   exited: Promise<void>;
 }
 
@@ -69,7 +71,6 @@ export class Supervisor {
 
   async spawn(spec: SpawnSpec): Promise<Member> {
     if (this.stopping) throw new TeamdError('DAEMON_NOT_RUNNING', 'the daemon is stopping');
-    const slot = this.slots.get(spec.name);
     const model = spec.model ?? this.deps.defaultModel();
     if (model !== 'offline' && !this.deps.workerEnv.ANTHROPIC_API_KEY) {
       throw new TeamdError(
@@ -77,6 +78,10 @@ export class Supervisor {
         `model ${model} needs ANTHROPIC_API_KEY in the daemon's environment: export it, then restart the daemon (teamd stop; teamd start), or use --model offline`,
       );
     }
+    await this.deps.checkModel?.(model);
+    // After the check (it waits on the network): nothing below awaits until the slot is taken.
+    if (this.stopping) throw new TeamdError('DAEMON_NOT_RUNNING', 'the daemon is stopping');
+    const slot = this.slots.get(spec.name);
     if (slot?.child || slot?.restartTimer) {
       throw new TeamdError(
         'ALREADY_RUNNING',
@@ -94,6 +99,8 @@ export class Supervisor {
         ...(spec.budgetTokens === undefined ? {} : { budgetTokens: spec.budgetTokens }),
         restarts: 0,
         lastExit: null,
+        problem: null,
+        retryAt: null,
       },
       { mustPersist: true },
     );
@@ -154,7 +161,7 @@ export class Supervisor {
   }
 
   private newSlot(): Slot {
-    return { child: null, startedAt: 0, history: FRESH_HISTORY, restartTimer: null, expected: null, exited: Promise.resolve() };
+    return { child: null, startedAt: 0, history: FRESH_HISTORY, restartTimer: null, expected: null, problem: null, exited: Promise.resolve() };
   }
 
   private launch(name: string): void {
@@ -187,7 +194,7 @@ export class Supervisor {
         this.deps.logger.info({ teammate: name, readyMs: this.now() - slot.startedAt }, 'teammate ready');
         break;
       case 'status':
-        this.deps.roster.patchMember(name, { status: message.status, task: message.task });
+        this.deps.roster.patchMember(name, { status: message.status, task: message.task, problem: message.problem ?? null, retryAt: message.retryAt ?? null });
         if (message.status === 'idle') this.scheduleWake();
         break;
       case 'asleep':
@@ -195,6 +202,10 @@ export class Supervisor {
         break;
       case 'shutting-down':
         slot.expected = 'shutdown';
+        break;
+      case 'errored':
+        slot.expected = 'errored';
+        slot.problem = message.reason;
         break;
       case 'usage':
         this.deps.roster.patchMember(name, { usage: message.usage });
@@ -219,8 +230,15 @@ export class Supervisor {
       case 'none': {
         const status = slot.expected ?? 'asleep';
         // Tasks first, status last: whoever sees the new status also sees the board settled.
-        if (status === 'shutdown') await this.work.releaseTasksOf(name, `${name} shut down`);
-        this.deps.roster.patchMember(name, { status, pid: null, lastExit: describeExit(exit) });
+        if (status === 'shutdown' || status === 'errored') await this.work.releaseTasksOf(name, `${name} ${status}`);
+        this.deps.roster.patchMember(name, {
+          status,
+          pid: null,
+          task: null,
+          lastExit: describeExit(exit),
+          problem: status === 'errored' ? slot.problem : null,
+          retryAt: null,
+        });
         this.scheduleWake();
         return;
       }

@@ -6,13 +6,25 @@ import type { Logger } from '../logger.js';
 import type { ChatMessage, Usage } from '../model/model-client.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 
+/** A plan approval request this teammate sent, and the claim of the task it was for. */
+export interface PlanRequest {
+  requestId: string;
+  task: number | null;
+  claim: number | null;
+  /** The lead answered it (approved or not). */
+  answered: boolean;
+}
+
 export interface Session {
   messages: ChatMessage[];
   /** Inbox message ids already in the conversation: a restart drops them if re-read. */
   handled: string[];
-  planApproved: boolean;
+  /** The one claim of one task whose plan the lead approved: a later task, or a new claim, needs its own. */
+  approvedPlan: { task: number; claim: number } | null;
   /** Plan approval requests this teammate sent: a response must answer one of them. */
-  planRequests: string[];
+  planRequests: PlanRequest[];
+  /** Tasks it gave back after ending its turn without finishing them: it does not claim them again. */
+  gaveUp: number[];
   usage: Usage;
 }
 
@@ -21,8 +33,17 @@ const MAX_HANDLED = 10_000;
 const headerSchema = z.object({
   teamdSession: z.literal(1),
   handled: z.array(z.string()),
-  planApproved: z.boolean(),
-  planRequests: z.array(z.string()).default([]),
+  approvedPlan: z.object({ task: z.number().int().positive(), claim: z.number().int().nonnegative() }).nullable().default(null),
+  // Sessions written before plans belonged to a task listed bare request ids: they approve nothing now.
+  planRequests: z
+    .array(
+      z.union([
+        z.string().transform((requestId) => ({ requestId, task: null, claim: null, answered: true })),
+        z.object({ requestId: z.string(), task: z.number().nullable(), claim: z.number().nullable(), answered: z.boolean().default(false) }),
+      ]),
+    )
+    .default([]),
+  gaveUp: z.array(z.number().int().positive()).default([]),
   usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), cacheReadTokens: z.number(), cacheWriteTokens: z.number() }),
 });
 const messageSchema = z.object({ role: z.enum(['user', 'assistant']), content: z.array(z.looseObject({ type: z.string() })) });
@@ -31,8 +52,9 @@ export function emptySession(): Session {
   return {
     messages: [],
     handled: [],
-    planApproved: false,
+    approvedPlan: null,
     planRequests: [],
+    gaveUp: [],
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
   };
 }
@@ -58,7 +80,14 @@ export class SessionStore {
     try {
       const header = headerSchema.parse(JSON.parse(first ?? ''));
       const messages = rest.map((line) => messageSchema.parse(JSON.parse(line)) as ChatMessage);
-      return { messages, handled: header.handled, planApproved: header.planApproved, planRequests: header.planRequests, usage: header.usage };
+      return {
+        messages,
+        handled: header.handled,
+        approvedPlan: header.approvedPlan,
+        planRequests: header.planRequests,
+        gaveUp: header.gaveUp,
+        usage: header.usage,
+      };
     } catch (error) {
       const aside = `${this.file}.corrupt-${Date.now()}`;
       fs.renameSync(this.file, aside);
@@ -69,7 +98,14 @@ export class SessionStore {
 
   save(session: Session): void {
     const handled = session.handled.slice(-MAX_HANDLED);
-    const header = { teamdSession: 1, handled, planApproved: session.planApproved, planRequests: session.planRequests.slice(-100), usage: session.usage };
+    const header = {
+      teamdSession: 1,
+      handled,
+      approvedPlan: session.approvedPlan,
+      planRequests: session.planRequests.slice(-100),
+      gaveUp: session.gaveUp.slice(-1000),
+      usage: session.usage,
+    };
     const lines = [JSON.stringify(header), ...session.messages.map((message) => JSON.stringify(message))];
     ensurePrivateDir(path.dirname(this.file));
     writeFileAtomicSync(this.file, `${lines.join('\n')}\n`);

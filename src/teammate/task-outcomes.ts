@@ -29,37 +29,82 @@ export class TaskOutcomes {
     );
   }
 
-  /** A model error the loop could not recover from: the task fails with it and the lead is told. */
+  /** A model error that retrying will not cure: the task fails with it and the lead is told. */
   async modelFailed(error: unknown, task: Task | null): Promise<void> {
     const reason = `model error: ${describeModelError(error)}`;
     this.deps.logger.error({ err: error, taskId: task?.id }, 'model call failed');
-    if (task && this.ownsOpen(task.id)) {
-      await this.deps.board.fail(task.id, { owner: this.deps.name, claim: this.deps.claims.get(task.id) }, reason);
-      this.tell('task_failed', `task ${task.id} failed: ${reason}`, task.id);
-    } else {
-      this.tell('message', `I could not answer: ${reason}`);
-    }
+    await this.failWithNotice(task, reason, `I could not answer: ${reason}`);
+  }
+
+  /** The model refused: the task fails with the refusal as its reason, and the lead gets one notice. */
+  async refused(task: Task | null, text: string): Promise<void> {
+    const reason = `the model refused${text ? `: ${text.slice(0, 1000)}` : ' (no reason given)'}`;
+    this.deps.logger.warn({ taskId: task?.id, refusal: text.slice(0, 500) }, 'the model refused');
+    await this.failWithNotice(task, reason, `I could not answer: ${reason}`);
+  }
+
+  /** The model kept ending its turn without finishing the task: it goes back to the board, and the lead hears why. */
+  async gaveUp(task: Task, why: string): Promise<boolean> {
+    const released = await this.release(task, why);
+    if (released) this.tell('message', `I gave task ${task.id} back to the board: ${why}. Someone else may take it; I will not.`, task.id);
+    return released;
+  }
+
+  /** A model outage outlasted the retries: the task goes back to the board (not failed) while this teammate waits. */
+  async outage(task: Task | null, reason: string): Promise<void> {
+    this.deps.logger.warn({ taskId: task?.id, reason }, 'model unavailable; backing off');
+    if (task) await this.release(task, reason);
+  }
+
+  /** The key or the model is refused: the task goes back, the lead is told once, and this teammate takes no more work. */
+  async unusable(task: Task | null, reason: string): Promise<void> {
+    this.deps.logger.error({ taskId: task?.id, reason }, 'the model cannot be used; no more work taken');
+    const released = task ? await this.release(task, reason) : false;
+    this.tell(
+      'message',
+      `I stopped taking work: ${reason}.${released ? ` Task ${task!.id} is back on the board.` : ''} Fix it, then: teamd spawn ${this.deps.name} <role> [--model <id>]`,
+      ...(released ? [task!.id] : []),
+    );
   }
 
   /** The token budget would be exceeded: the task goes back to the board. */
   async budgetReached(task: Task | null, budget: number | undefined): Promise<void> {
-    if (task && this.ownsOpen(task.id)) await this.deps.board.release(task.id, { owner: this.deps.name, claim: this.deps.claims.get(task.id) });
+    if (task) await this.release(task, 'token budget reached');
     this.tell(
       'message',
       `My token budget (${budget}) would be exceeded by the next model call, so I stopped.${task ? ` Task ${task.id} is back on the board.` : ''}`,
     );
   }
 
-  stepLimit(task: Task | null): void {
-    this.tell(
-      'message',
-      `I stopped after too many model calls in a row${task ? ` on task ${task.id}` : ''}; please check my log (teamd logs ${this.deps.name}).`,
-    );
+  /** Puts an open task this teammate owns back on the board, fenced by its claim; false when it no longer owns it. */
+  async release(task: Task, why: string): Promise<boolean> {
+    if (!this.ownsOpen(task.id)) return false;
+    try {
+      await this.deps.board.release(task.id, { owner: this.deps.name, claim: this.deps.claims.get(task.id) });
+      this.deps.logger.info({ taskId: task.id, why }, 'task released back to the board');
+      return true;
+    } catch (error) {
+      this.deps.logger.warn({ err: error, taskId: task.id }, 'could not release the task');
+      return false;
+    }
   }
 
-  private ownsOpen(taskId: number): boolean {
-    const task = this.deps.board.get(taskId);
-    return task.status === 'in_progress' && task.owner === this.deps.name;
+  ownsOpen(taskId: number): boolean {
+    try {
+      const task = this.deps.board.get(taskId);
+      return task.status === 'in_progress' && task.owner === this.deps.name;
+    } catch {
+      return false;
+    }
+  }
+
+  private async failWithNotice(task: Task | null, reason: string, otherwise: string): Promise<void> {
+    if (task && this.ownsOpen(task.id)) {
+      await this.deps.board.fail(task.id, { owner: this.deps.name, claim: this.deps.claims.get(task.id) }, reason);
+      this.tell('task_failed', `task ${task.id} failed: ${reason}`, task.id);
+    } else {
+      this.tell('message', otherwise);
+    }
   }
 
   private tell(type: 'message' | 'task_completed' | 'task_failed', content: string, taskId?: number): void {

@@ -17,6 +17,8 @@ import { processDaemonLink, type DaemonLink } from './daemon-link.js';
 import { SessionStore } from './session-store.js';
 import { TeammateRuntime, type RuntimeEnd } from './teammate-runtime.js';
 import { parseWorkerArgs } from './worker-args.js';
+import { routeConsoleWarnings } from './console-warnings.js';
+import { servedModel } from '../model/model-catalog.js';
 
 export { OFFLINE_URL_ENV } from '../model/offline/env.js';
 import { OFFLINE_KEY_ENV, OFFLINE_URL_ENV } from '../model/offline/env.js';
@@ -47,6 +49,7 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
           baseURL: requireEnv(proc, OFFLINE_URL_ENV),
           teammate: args.name,
           logger,
+          stallMs: config.settings.modelStallMs,
         })
       : createAnthropicClient({
           model: modelName,
@@ -54,6 +57,7 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
           baseURL: proc.env.ANTHROPIC_BASE_URL,
           teammate: args.name,
           logger,
+          stallMs: config.settings.modelStallMs,
         });
   const sessions = new SessionStore(paths.sessionFile(args.name), logger);
   const session = sessions.load();
@@ -94,6 +98,8 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
     maxTokens: config.settings.maxTokens,
     compactThresholdTokens: config.settings.compactThresholdTokens,
     budgetTokens: member.budgetTokens,
+    backoff: { baseMs: config.settings.modelRetryBaseMs, maxMs: config.settings.modelRetryMaxMs },
+    maxTokensCap: servedModel(modelName, new Date())?.maxOutputTokens,
   });
   link.onMessage((message) => {
     logger.info({ reason: message.reason }, 'stop requested by the daemon');
@@ -103,6 +109,7 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
     logger.info('SIGTERM: stopping after the current step');
     runtime.stop();
   });
+  routeConsoleWarnings(console, logger);
   logger.info({ model: modelName }, 'teammate started');
   try {
     return { end: await runtime.run(), logger };

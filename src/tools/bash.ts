@@ -23,7 +23,7 @@ export const bashTool = defineTool({
       .max(64 * 1024),
     timeout_ms: z.number().int().positive().max(600_000).optional(),
   }),
-  mutating: true,
+  needsApprovedPlan: true,
   run: (input, ctx) =>
     new Promise((resolve) => {
       const launch = ctx.shell.launch(input.command);

@@ -19,7 +19,7 @@ export const readFileTool = defineTool({
   name: 'read_file',
   description: 'Read a text file in the workspace (up to 256 KiB from an optional byte offset). Symlinks are not followed.',
   input: z.object({ path: z.string().min(1), offset: z.number().int().nonnegative().optional() }),
-  mutating: false,
+  needsApprovedPlan: false,
   run: async (input, ctx) => {
     const offset = input.offset ?? 0;
     try {
@@ -36,7 +36,7 @@ export const writeFileTool = defineTool({
   name: 'write_file',
   description: 'Write a whole file in the workspace (created with its folders; replaced atomically if it exists).',
   input: z.object({ path: z.string().min(1), content: z.string().max(4 * 1024 * 1024) }),
-  mutating: true,
+  needsApprovedPlan: true,
   run: async (input, ctx) => {
     try {
       workspaceFs(ctx).writeAtomic(input.path, input.content);
@@ -51,7 +51,7 @@ export const editFileTool = defineTool({
   name: 'edit_file',
   description: 'Replace one exact, unique occurrence of old_text with new_text in a workspace file.',
   input: z.object({ path: z.string().min(1), old_text: z.string().min(1), new_text: z.string() }),
-  mutating: true,
+  needsApprovedPlan: true,
   run: async (input, ctx) => {
     const files = workspaceFs(ctx);
     let text: string;

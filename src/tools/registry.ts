@@ -47,8 +47,8 @@ export class ToolRegistry {
 
   constructor(
     tools: readonly Tool[] = ALL_TOOLS,
-    /** While false, mutating tools refuse (a required plan is not approved yet). */
-    private readonly mayMutate: () => boolean = () => true,
+    /** While false, tools that need an approved plan refuse (a required plan is not approved yet). */
+    private readonly planApproved: () => boolean = () => true,
   ) {
     this.byName = new Map(tools.map((tool) => [tool.name, tool]));
   }
@@ -68,7 +68,7 @@ export class ToolRegistry {
     if (!parsed.success) {
       return toolError(`invalid input for ${name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`);
     }
-    if (tool.mutating && !this.mayMutate()) {
+    if (tool.needsApprovedPlan && !this.planApproved()) {
       return toolError(`${name} changes things, and your plan is not approved yet: call submit_plan and wait for the lead's answer`);
     }
     try {

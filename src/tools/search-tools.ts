@@ -55,7 +55,7 @@ export const globTool = defineTool({
   name: 'glob',
   description: "List workspace files matching a glob such as 'src/**/*.ts' (node_modules, .git and .team skipped).",
   input: z.object({ pattern: z.string().min(1).max(500) }),
-  mutating: false,
+  needsApprovedPlan: false,
   run: async (input, ctx) => {
     const regex = globToRegExp(input.pattern);
     const files = workspaceFs(ctx);
@@ -72,7 +72,7 @@ export const grepTool = defineTool({
   name: 'grep',
   description: 'Search workspace files for a regular expression; prints file:line: text (at most 500 matches).',
   input: z.object({ pattern: z.string().min(1).max(1000), path: z.string().optional(), glob: z.string().optional() }),
-  mutating: false,
+  needsApprovedPlan: false,
   run: async (input, ctx) => {
     try {
       new RegExp(input.pattern);

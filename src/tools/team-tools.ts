@@ -19,7 +19,7 @@ export const listTasksTool = defineTool({
   name: 'list_tasks',
   description: 'List tasks on the board (optionally by status, or only ready ones).',
   input: z.object({ status: z.enum(TASK_STATUSES).optional(), ready: z.boolean().optional() }),
-  mutating: false,
+  needsApprovedPlan: false,
   run: async (input, ctx) =>
     json(
       ctx.board
@@ -32,7 +32,7 @@ export const getTaskTool = defineTool({
   name: 'get_task',
   description: 'Show one task in full.',
   input: z.object({ id: taskIdSchema }),
-  mutating: false,
+  needsApprovedPlan: false,
   run: (input, ctx) => expected(async () => json(ctx.board.get(input.id))),
 });
 
@@ -44,7 +44,7 @@ export const createTaskTool = defineTool({
     description: z.string().max(MAX_DESCRIPTION_CHARS).optional(),
     blocked_by: z.array(taskIdSchema).optional(),
   }),
-  mutating: true,
+  needsApprovedPlan: true,
   run: (input, ctx) => expected(async () => json(await ctx.board.add({ subject: input.subject, description: input.description, blockedBy: input.blocked_by }))),
 });
 
@@ -52,12 +52,12 @@ export const claimTaskTool = defineTool({
   name: 'claim_task',
   description: 'Claim a ready task for yourself.',
   input: z.object({ id: taskIdSchema }),
-  mutating: false,
+  needsApprovedPlan: false,
   run: (input, ctx) =>
     expected(async () => {
       const task = await ctx.board.claim(input.id, ctx.name);
       ctx.claims.set(task.id, task.claim);
-      return json(task);
+      return { ...json(task), effect: { kind: 'task-claimed', id: task.id, claim: task.claim } };
     }),
 });
 
@@ -65,11 +65,11 @@ export const completeTaskTool = defineTool({
   name: 'complete_task',
   description: 'Mark your task completed, with a short result.',
   input: z.object({ id: taskIdSchema, result: z.string().max(MAX_RESULT_CHARS) }),
-  mutating: true,
+  needsApprovedPlan: true,
   run: (input, ctx) =>
     expected(async () => {
       const task = await ctx.board.complete(input.id, { owner: ctx.name, claim: ctx.claims.get(input.id) }, input.result);
-      return { content: `task ${task.id} completed` };
+      return { content: `task ${task.id} completed`, effect: { kind: 'task-completed', id: task.id } };
     }),
 });
 
@@ -77,11 +77,11 @@ export const failTaskTool = defineTool({
   name: 'fail_task',
   description: 'Mark your task failed, with the reason (the lead is told).',
   input: z.object({ id: taskIdSchema, reason: z.string().min(1).max(MAX_RESULT_CHARS) }),
-  mutating: false,
+  needsApprovedPlan: false,
   run: (input, ctx) =>
     expected(async () => {
       const task = await ctx.board.fail(input.id, { owner: ctx.name, claim: ctx.claims.get(input.id) }, input.reason);
-      return { content: `task ${task.id} failed` };
+      return { content: `task ${task.id} failed`, effect: { kind: 'task-failed', id: task.id } };
     }),
 });
 
@@ -89,7 +89,7 @@ export const sendMessageTool = defineTool({
   name: 'send_message',
   description: 'Send a message to a teammate or to the lead.',
   input: z.object({ to: z.string().min(1), content: z.string().min(1) }),
-  mutating: false,
+  needsApprovedPlan: false,
   run: (input, ctx) =>
     expected(async () => {
       const message = ctx.mailbox.send({ from: ctx.name, to: input.to, content: input.content });
@@ -101,7 +101,7 @@ export const broadcastTool = defineTool({
   name: 'broadcast',
   description: 'Send a message to every teammate and the lead.',
   input: z.object({ content: z.string().min(1) }),
-  mutating: false,
+  needsApprovedPlan: false,
   run: (input, ctx) =>
     expected(async () => ({
       content: `sent to ${
@@ -117,11 +117,8 @@ export const idleTool = defineTool({
   name: 'idle',
   description: 'Stop working and wait for messages or new tasks.',
   input: z.object({}),
-  mutating: false,
-  run: async (_input, ctx) => {
-    ctx.control.idle();
-    return { content: 'going idle' };
-  },
+  needsApprovedPlan: false,
+  run: async () => ({ content: 'going idle', effect: { kind: 'idle' } }),
 });
 
 export const submitPlanTool = defineTool({
@@ -133,6 +130,6 @@ export const submitPlanTool = defineTool({
       .min(1)
       .max(64 * 1024),
   }),
-  mutating: false,
+  needsApprovedPlan: false,
   run: async (input, ctx) => ({ content: `plan sent for approval (request ${ctx.control.submitPlan(input.plan)}); wait for the lead's answer` }),
 });

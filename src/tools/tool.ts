@@ -2,9 +2,17 @@ import { z } from 'zod';
 import type { Board } from '../board/board.js';
 import type { Mailbox } from '../inbox/mailbox.js';
 
+/** What a tool did to the teammate's own state, as data: the runtime acts on it, never on tool names. */
+export type ToolEffect =
+  | { readonly kind: 'task-claimed'; readonly id: number; readonly claim: number }
+  | { readonly kind: 'task-completed'; readonly id: number }
+  | { readonly kind: 'task-failed'; readonly id: number }
+  | { readonly kind: 'idle' };
+
 export interface ToolResult {
   readonly content: string;
   readonly isError?: boolean;
+  readonly effect?: ToolEffect;
 }
 
 /** What a tool may touch: handed in by the runtime, never reached through globals. */
@@ -21,9 +29,8 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** The claim held on each task this teammate took in this conversation: the fencing token for its writes. */
   readonly claims: Map<number, number>;
-  /** Called by `idle`, `submit_plan`: the runtime's side of the control tools. */
+  /** Called by `submit_plan`: the runtime's side of the control tools. */
   readonly control: {
-    idle(): void;
     submitPlan(plan: string): string;
   };
 }
@@ -36,8 +43,8 @@ export interface Tool<I = unknown> {
   readonly name: string;
   readonly description: string;
   readonly input: z.ZodType<I>;
-  /** Changes the workspace or the board: blocked until a required plan is approved. */
-  readonly mutating: boolean;
+  /** Changes the workspace or the board: refused until a required plan is approved. */
+  readonly needsApprovedPlan: boolean;
   run(input: I, ctx: ToolContext): Promise<ToolResult>;
 }
 

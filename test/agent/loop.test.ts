@@ -12,10 +12,16 @@ const echo = defineTool({
   name: 'echo',
   description: 'echo',
   input: z.object({ say: z.string() }),
-  mutating: false,
+  needsApprovedPlan: false,
   run: async (input) => ({ content: `echo: ${input.say}` }),
 });
-const idle = defineTool({ name: 'idle', description: 'idle', input: z.object({}), mutating: false, run: async () => ({ content: 'going idle' }) });
+const idle = defineTool({
+  name: 'idle',
+  description: 'idle',
+  input: z.object({}),
+  needsApprovedPlan: false,
+  run: async () => ({ content: 'going idle', effect: { kind: 'idle' as const } }),
+});
 
 const ctx = { signal: new AbortController().signal } as ToolContext;
 

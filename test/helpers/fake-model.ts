@@ -1,4 +1,4 @@
-import type { ContentBlock, ModelClient, ModelRequest, ModelResponse } from '../../src/model/model-client.js';
+import type { ContentBlock, ModelClient, ModelRequest, ModelResponse, StopReason } from '../../src/model/model-client.js';
 
 type Scripted = ModelResponse | Error | ((request: ModelRequest) => ModelResponse);
 
@@ -22,7 +22,7 @@ export class FakeModel implements ModelClient {
 
 export const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
-export function reply(content: ContentBlock[], stopReason = content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn'): ModelResponse {
+export function reply(content: ContentBlock[], stopReason: StopReason = content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn'): ModelResponse {
   return { content, stopReason, usage };
 }
 

@@ -10,7 +10,8 @@ const t = (text: string) => ({ type: 'text' as const, text });
 const bash = (id: string, command: string) => ({ type: 'tool_use' as const, id, name: 'bash', input: { command } });
 const result = (id: string, text: string, isError = false) => ({ type: 'tool_result' as const, tool_use_id: id, content: text, is_error: isError });
 
-const decide = (messages: Msg[], system = '') => decideOffline({ teammate: 'alice', system, messages });
+const decide = (messages: Msg[], system = '') =>
+  decideOffline({ teammate: 'alice', system, tools: ['bash', 'complete_task', 'fail_task', 'send_message', 'submit_plan'], messages });
 
 describe('the offline model', () => {
   it('reads the commands of the first sh block, skipping blanks and comments', () => {

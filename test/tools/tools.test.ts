@@ -30,7 +30,7 @@ function context(overrides: Partial<ToolContext> = {}): ToolContext {
     mailbox: {} as ToolContext['mailbox'],
     signal: new AbortController().signal,
     claims: new Map(),
-    control: { idle: () => undefined, submitPlan: () => 'req-1' },
+    control: { submitPlan: () => 'req-1' },
     ...overrides,
   };
 }

@@ -22,7 +22,19 @@ function memberView(member: Member) {
     startedAt: member.startedAt ?? null,
     model: member.model ?? null,
     usage: member.usage ?? null,
+    problem: member.problem ?? null,
+    retryAt: member.retryAt ?? null,
   };
+}
+
+/** A teammate that cannot work as it should: what is wrong, and when it tries again or what to do. */
+function memberProblem(m: ReturnType<typeof memberView>, now: Date): string | null {
+  if (m.status === 'errored')
+    return `${m.name} is errored and takes no work: ${m.problem ?? 'it crashed too often'} (see: teamd logs ${m.name}; fix it, then: teamd spawn ${m.name} ${m.role})`;
+  if (!m.problem) return null;
+  if (!m.retryAt) return `${m.name}: ${m.problem}`;
+  const inSeconds = Math.max(0, Math.round((Date.parse(m.retryAt) - now.getTime()) / 1000));
+  return `${m.name} waits: ${m.problem}; next try at ${m.retryAt.slice(11, 19)} UTC (in ${inSeconds} s)`;
 }
 
 function formatMembers(members: ReturnType<typeof memberView>[]): string {
@@ -97,6 +109,7 @@ export function statusCommand(io: Io): Command {
       const listing = board.list();
       for (const task of listing.tasks) tasks[task.status]++;
       const needsYou = listing.problems.map((problem) => `${problem.file}: ${problem.reason} (skipped by claims; fix it or move it out of the tasks folder)`);
+      needsYou.push(...members.flatMap((m) => memberProblem(m, new Date()) ?? []));
       if (daemon && runsUnsandboxed(daemon)) needsYou.push(`commands are not sandboxed: ${daemon.sandbox}`);
       if (health?.rosterWriteFailing)
         needsYou.push(

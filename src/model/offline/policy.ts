@@ -1,9 +1,12 @@
+import { z } from 'zod';
 import { parseDirective, type Directive } from '../../agent/directives.js';
 
 /** The parts of a Messages API request the offline model looks at. */
 export interface OfflineRequest {
   readonly teammate: string;
   readonly system: string;
+  /** The names of the tools the request offers. */
+  readonly tools: readonly string[];
   readonly messages: readonly { role: 'user' | 'assistant'; content: string | readonly Block[] }[];
 }
 
@@ -17,7 +20,7 @@ export type OfflineBlock = { type: 'text'; text: string } | { type: 'tool_use'; 
 
 export interface OfflineTurn {
   readonly content: OfflineBlock[];
-  readonly stop_reason: 'end_turn' | 'tool_use' | 'max_tokens';
+  readonly stop_reason: 'end_turn' | 'tool_use' | 'max_tokens' | 'pause_turn' | 'refusal';
 }
 
 export const SUMMARIZE_MARKER = '[teamd:summarize]';
@@ -39,13 +42,18 @@ interface Step {
 export function decideOffline(request: OfflineRequest): OfflineTurn {
   if (request.system.includes(SUMMARIZE_MARKER)) return say(summarize(request));
   const steps = flatten(request.messages);
-  const last = lastIndex(steps, (s) => s.directive !== undefined && ['task', 'resume', 'message', 'plan'].includes(s.directive.directive.kind));
+  const last = lastIndex(
+    steps,
+    (s) => s.directive !== undefined && ['task', 'resume', 'message', 'plan', 'remind', 'released'].includes(s.directive.directive.kind),
+  );
   if (last === -1) return say('Nothing to do; going idle.');
   const { directive, text } = steps[last]!.directive!;
   const after = steps.slice(last + 1);
+  if (directive.kind === 'released') return say(`Understood: task ${directive.id} is no longer mine.`);
 
   if (directive.kind === 'message') {
-    if (after.some((s) => s.toolUse)) return say('Replied.');
+    // Replied already: back to the task the message interrupted, if any.
+    if (after.some((s) => s.toolUse)) return workOnTask(request, steps, 'Replied.');
     const content = text.split('\n').slice(2).join('\n');
     if (directive.from === request.teammate || content.startsWith('Got it')) return say('Noted.');
     return call('send_message', { to: directive.from, content: `Got it: ${firstLine(content, 80)}` });
@@ -53,11 +61,12 @@ export function decideOffline(request: OfflineRequest): OfflineTurn {
   return workOnTask(request, steps);
 }
 
-function workOnTask(request: OfflineRequest, steps: readonly Step[]): OfflineTurn {
+function workOnTask(request: OfflineRequest, steps: readonly Step[], idle = 'Nothing to do; going idle.'): OfflineTurn {
   const taskAt = lastIndex(steps, (s) => s.directive?.directive.kind === 'task' || s.directive?.directive.kind === 'resume');
-  if (taskAt === -1) return say('Nothing to do; going idle.');
+  if (taskAt === -1) return say(idle);
   const taskDirective = steps[taskAt]!.directive!;
   const id = (taskDirective.directive as { id: number }).id;
+  if (steps.slice(taskAt).some((s) => s.directive?.directive.kind === 'released' && s.directive.directive.id === id)) return say(idle);
   // Work done before a restart still counts: start from the original assignment of this task.
   const origin = lastIndex(steps, (s) => s.directive?.directive.kind === 'task' && (s.directive.directive as { id: number }).id === id);
   const since = steps.slice(origin === -1 ? taskAt : origin);
@@ -74,6 +83,15 @@ function workOnTask(request: OfflineRequest, steps: readonly Step[]): OfflineTur
     if (uses.some((u) => u.name === 'submit_plan')) return say('Waiting for the lead to approve the plan.');
     return call('submit_plan', { plan: `Task ${id}: run ${commands.length} command(s):\n${commands.map((c) => `- ${c}`).join('\n')}` });
   }
+  const scripted = teamdCalls(taskDirective.text);
+  if (scripted)
+    return runScriptedCalls(
+      request,
+      id,
+      scripted,
+      uses.filter((u) => u.name !== 'submit_plan' && results.has(u.id)),
+      results,
+    );
   const bashRuns = uses.filter((u) => u.name === 'bash' && results.has(u.id));
   const failed = bashRuns.find((u) => results.get(u.id)!.isError);
   if (failed) {
@@ -82,6 +100,58 @@ function workOnTask(request: OfflineRequest, steps: readonly Step[]): OfflineTur
   if (bashRuns.length < commands.length) return call('bash', { command: commands[bashRuns.length] });
   const outputs = bashRuns.map((u) => `$ ${String(u.input.command)}\n${results.get(u.id)!.text}`).join('\n');
   return call('complete_task', { id, result: tail(outputs || 'done (no commands)', 4000) });
+}
+
+interface ScriptedCall {
+  readonly name: string;
+  readonly input: Record<string, unknown>;
+  readonly allowError?: boolean | undefined;
+}
+
+const scriptedCallsSchema = z.array(
+  z.strictObject({ name: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}), allowError: z.boolean().optional() }),
+);
+
+/** The tool calls of a task's ```teamd-calls block (DESIGN §9), or why the block is unusable; null without one. */
+export function teamdCalls(text: string): { calls: ScriptedCall[] } | { error: string } | null {
+  const block = /```teamd-calls\n([\s\S]*?)```/.exec(text);
+  if (!block) return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(block[1]!);
+  } catch (error) {
+    return { error: `its teamd-calls block is not valid JSON (${(error as Error).message})` };
+  }
+  const parsed = scriptedCallsSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { error: `its teamd-calls block is not a list of {"name", "input"} calls (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'})` };
+  }
+  return { calls: parsed.data };
+}
+
+/** Issues the scripted calls in order, one a turn; fails the task on a bad block or the first error; completes it with the outputs. */
+function runScriptedCalls(
+  request: OfflineRequest,
+  id: number,
+  scripted: NonNullable<ReturnType<typeof teamdCalls>>,
+  done: readonly { id: string; name: string }[],
+  results: ReadonlyMap<string, { text: string; isError: boolean }>,
+): OfflineTurn {
+  if ('error' in scripted) return call('fail_task', { id, reason: `task ${id}: ${scripted.error}` });
+  const unknown = scripted.calls.find((c) => !request.tools.includes(c.name));
+  if (unknown)
+    return call('fail_task', { id, reason: `task ${id}: its teamd-calls block names an unknown tool "${unknown.name}" (known: ${request.tools.join(', ')})` });
+  for (const [i, use] of done.slice(0, scripted.calls.length).entries()) {
+    const result = results.get(use.id)!;
+    if (result.isError && scripted.calls[i]!.allowError !== true) return call('fail_task', { id, reason: `${use.name} failed: ${tail(result.text, 400)}` });
+  }
+  if (done.length < scripted.calls.length) {
+    const next = scripted.calls[done.length]!;
+    return call(next.name, next.input);
+  }
+  const outputs = done.map((u) => `${u.name}: ${results.get(u.id)!.text}`).join('\n');
+  return call('complete_task', { id, result: tail(outputs || 'done (no calls)', 4000) });
 }
 
 /** The lines of the first ```sh (or ```bash) block, without blanks and comments. */
@@ -107,9 +177,15 @@ function flatten(messages: OfflineRequest['messages']): Step[] {
         const use = block as { id: string; name: string; input: Record<string, unknown> };
         steps.push({ toolUse: { id: use.id, name: use.name, input: use.input } });
       } else if (block.type === 'tool_result') {
+        // Messages that arrive mid-task ride in the last tool result's content, after its output.
         const result = block as { tool_use_id: string; content?: string | readonly { type: string; text?: string }[]; is_error?: boolean };
-        const content = typeof result.content === 'string' ? result.content : (result.content ?? []).map((c) => c.text ?? '').join('');
-        steps.push({ result: { id: result.tool_use_id, text: content, isError: result.is_error === true } });
+        const parts = typeof result.content === 'string' ? [result.content] : (result.content ?? []).map((c) => c.text ?? '');
+        const riders = parts.flatMap((text) => {
+          const directive = parseDirective(text);
+          return directive ? [{ directive: { directive, text } }] : [];
+        });
+        const output = parts.filter((text) => !parseDirective(text)).join('');
+        steps.push({ result: { id: result.tool_use_id, text: output, isError: result.is_error === true } }, ...riders);
       }
     }
   }

@@ -1,32 +1,76 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 
+const repeat = {
+  /** Answer this way this many times in a row (default once). */
+  times: z.number().int().positive().max(10_000).optional(),
+  /** Or: keep answering this way until this long after its first use (an outage of a set length). */
+  forMs: z.number().int().positive().max(3_600_000).optional(),
+};
+const toolCall = z.strictObject({ name: z.string().min(1).max(128), input: z.record(z.string(), z.unknown()).default({}) });
+
 /**
  * Scripted turns for tests, per teammate, consumed in order before the policy takes over:
- * `<state>/offline-script.json` = {"alice": [{"status": 429}, {"stopReason": "max_tokens", "text": "..."}]}.
+ * `<state>/offline-script.json` = {"alice": [{"status": 429}, {"stopReason": "refusal"}, ...]}.
+ * Each step is one answer (or one failure) of the endpoint; see docs/teammate.md#models.
  */
 export const scriptStepSchema = z.union([
-  z.object({ status: z.union([z.literal(429), z.literal(529), z.literal(500)]) }),
-  z.object({ status: z.literal(400), promptTooLong: z.literal(true) }),
-  z.object({ stopReason: z.literal('max_tokens'), text: z.string() }),
-  z.object({ stopReason: z.literal('end_turn'), text: z.string() }),
+  z.strictObject({ status: z.literal(429), retryAfterSeconds: z.number().nonnegative().max(600).optional(), ...repeat }),
+  z.strictObject({ status: z.union([z.literal(401), z.literal(403), z.literal(404), z.literal(500), z.literal(529)]), ...repeat }),
+  z.strictObject({ status: z.literal(400), promptTooLong: z.literal(true), ...repeat }),
+  /** The connection is closed before any answer. */
+  z.strictObject({ drop: z.literal(true), ...repeat }),
+  /** The answer starts streaming, then no byte more: the client's stall timeout must end it. */
+  z.strictObject({ stall: z.literal(true), ...repeat }),
+  z.strictObject({ stopReason: z.enum(['end_turn', 'max_tokens', 'pause_turn', 'refusal']), text: z.string().optional(), ...repeat }),
+  /** The output limit is hit inside a tool call: its input JSON arrives cut off. */
+  z.strictObject({ stopReason: z.literal('max_tokens'), truncatedToolUse: toolCall, ...repeat }),
+  /** Any tool call, as the model would make it. */
+  z.strictObject({ toolUse: toolCall, text: z.string().optional(), ...repeat }),
 ]);
 export type ScriptStep = z.infer<typeof scriptStepSchema>;
 
 const scriptSchema = z.record(z.string(), z.array(scriptStepSchema));
 
+interface Cursor {
+  index: number;
+  used: number;
+  firstUseAt: number;
+}
+
 export class OfflineScript {
-  private readonly consumed = new Map<string, number>();
+  private readonly cursors = new Map<string, Cursor>();
   private reported: string | null = null;
 
   /** `onInvalid` hears, once per damaged version, why the script file is ignored. */
   constructor(
     private readonly file: string,
     private readonly onInvalid: (message: string) => void = () => {},
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** The next scripted step for a teammate, or null when its script is used up, absent or invalid (then the policy answers). */
   next(teammate: string): ScriptStep | null {
+    const steps = this.read()?.[teammate] ?? [];
+    const cursor = this.cursors.get(teammate) ?? { index: 0, used: 0, firstUseAt: 0 };
+    this.cursors.set(teammate, cursor);
+    // Bounded: each pass either answers or moves the cursor past one step.
+    while (cursor.index < steps.length) {
+      const step = steps[cursor.index]!;
+      const now = this.now();
+      if (cursor.used === 0) cursor.firstUseAt = now;
+      const active = step.forMs !== undefined ? now - cursor.firstUseAt < step.forMs : cursor.used < (step.times ?? 1);
+      if (active) {
+        cursor.used++;
+        return step;
+      }
+      cursor.index++;
+      cursor.used = 0;
+    }
+    return null;
+  }
+
+  private read(): Record<string, ScriptStep[]> | null {
     let raw: string;
     try {
       raw = fs.readFileSync(this.file, 'utf8');
@@ -45,17 +89,13 @@ export class OfflineScript {
       return this.invalid(raw, `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
     }
     this.reported = null;
-    const steps = parsed.data[teammate] ?? [];
-    const at = this.consumed.get(teammate) ?? 0;
-    if (at >= steps.length) return null;
-    this.consumed.set(teammate, at + 1);
-    return steps[at]!;
+    return parsed.data;
   }
 
   private invalid(raw: string, why: string): null {
     if (this.reported !== raw) {
       this.reported = raw;
-      this.onInvalid(`${this.file} is ignored: ${why}. Fix it (see docs/configuration.md) or remove it; the offline policy answers meanwhile`);
+      this.onInvalid(`${this.file} is ignored: ${why}. Fix it (see docs/teammate.md#models) or remove it; the offline policy answers meanwhile`);
     }
     return null;
   }

@@ -3,24 +3,39 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { Logger } from '../../logger.js';
-import { decideOffline, type OfflineBlock, type OfflineRequest } from './policy.js';
+import { servedModel } from '../model-catalog.js';
+import { decideOffline, type OfflineBlock, type OfflineTurn } from './policy.js';
+import { estimateTokens, findViolation, promptTokens, textAfterToolResults, type RawRequest } from './request-rules.js';
+import { sendApiError, sendJson, sendJsonMessage, streamMessage, type OfflineMessage, type StreamShape } from './respond.js';
 import type { OfflineScript, ScriptStep } from './script.js';
 
 export const TEAMMATE_HEADER = 'x-teamd-teammate';
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
+const blockSchema = z.looseObject({ type: z.string() });
 const requestSchema = z.looseObject({
   model: z.string(),
-  max_tokens: z.number(),
+  max_tokens: z.number().int(),
   system: z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]).optional(),
-  messages: z.array(z.looseObject({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]) })),
+  tools: z.array(z.looseObject({})).optional(),
+  messages: z.array(z.looseObject({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(blockSchema)]) })),
   stream: z.boolean().optional(),
 });
 
+export interface OfflineServerDeps {
+  readonly script: OfflineScript;
+  readonly logger: Logger;
+  /** The context window it enforces, read per request (a setting the person may change). */
+  readonly contextWindowTokens?: () => number;
+  /** The key it accepts; by default a new random one per start. */
+  readonly key?: string;
+  readonly now?: () => Date;
+}
+
 /**
- * The offline model as an Anthropic-compatible Messages endpoint on 127.0.0.1, so teammates
- * use the real SDK code path without a network: POST /v1/messages, JSON in and out, errors
- * in the API's shape (with retry-after-ms, which the SDK honours).
+ * The offline model as a strict stand-in for the Messages API on 127.0.0.1 (DESIGN §9):
+ * POST /v1/messages (JSON or streamed), GET /v1/models/{id}; it refuses what the API refuses,
+ * in the API's error shape, and misbehaves when a teammate's script says so.
  */
 export class OfflineModelServer {
   private readonly cacheWarm = new Set<string>();
@@ -30,21 +45,22 @@ export class OfflineModelServer {
     readonly url: string,
     /** The API key this endpoint accepts: made per daemon, given only to its teammates (never to their commands). */
     readonly key: string,
+    private readonly deps: OfflineServerDeps,
   ) {}
 
-  static async listen(deps: { script: OfflineScript; logger: Logger }): Promise<OfflineModelServer> {
+  static async listen(deps: OfflineServerDeps): Promise<OfflineModelServer> {
     let instance: OfflineModelServer | null = null;
     const server = http.createServer((req, res) => {
-      instance?.handle(req, res, deps).catch((error: unknown) => {
+      instance?.handle(req, res).catch((error: unknown) => {
         // Whatever goes wrong with one request is that request's 500, never the daemon's end.
         deps.logger.error({ err: error }, 'offline model: request failed');
-        if (!res.headersSent) sendError(res, 500, 'api_error', `the offline model failed: ${(error as Error).message}`);
+        if (!res.headersSent) sendApiError(res, 500, 'api_error', `the offline model failed: ${(error as Error).message}`);
         else res.destroy();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    instance = new OfflineModelServer(server, `http://127.0.0.1:${port}`, `offline-${randomBytes(24).toString('hex')}`);
+    instance = new OfflineModelServer(server, `http://127.0.0.1:${port}`, deps.key ?? `offline-${randomBytes(24).toString('hex')}`, deps);
     return instance;
   }
 
@@ -53,64 +69,118 @@ export class OfflineModelServer {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse, deps: { script: OfflineScript; logger: Logger }): Promise<void> {
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     // Any local user can reach 127.0.0.1: only callers with this daemon's key are served.
     if (!sameKey(presentedKey(req), this.key))
-      return sendError(res, 401, 'authentication_error', 'invalid API key: the offline model serves only the teammates of the daemon that started it');
+      return sendApiError(res, 401, 'authentication_error', 'invalid x-api-key: the offline model serves only the teammates of the daemon that started it');
+    const now = this.deps.now?.() ?? new Date();
+    const modelPath = /^\/v1\/models\/([^/?]+)/.exec(req.url ?? '');
+    if (req.method === 'GET' && modelPath) {
+      const id = decodeURIComponent(modelPath[1]!);
+      const info = servedModel(id, now);
+      if (!info) return sendApiError(res, 404, 'not_found_error', `model: ${id}`);
+      return sendJson(res, 200, { type: 'model', id: info.id, display_name: info.displayName, created_at: '2026-01-01T00:00:00Z' });
+    }
     if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages'))
-      return sendError(res, 404, 'not_found_error', `the offline model serves POST /v1/messages, not ${req.method} ${req.url}`);
+      return sendApiError(res, 404, 'not_found_error', `the offline model serves POST /v1/messages and GET /v1/models/{id}, not ${req.method} ${req.url}`);
     let body: unknown;
     try {
       body = JSON.parse(await readBody(req));
     } catch (error) {
-      return sendError(res, 400, 'invalid_request_error', `request body is not JSON: ${(error as Error).message}`);
+      return sendApiError(res, 400, 'invalid_request_error', `request body is not JSON: ${(error as Error).message}`);
     }
     const parsed = requestSchema.safeParse(body);
-    if (!parsed.success) return sendError(res, 400, 'invalid_request_error', parsed.error.message);
-    if (parsed.data.stream) return sendError(res, 400, 'invalid_request_error', 'the offline model does not stream; call messages.create without stream');
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return sendApiError(res, 400, 'invalid_request_error', `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid request'}`);
+    }
+    const request = parsed.data as RawRequest & { stream?: boolean };
     const teammate = String(req.headers[TEAMMATE_HEADER] ?? 'unknown');
-    const system = typeof parsed.data.system === 'string' ? parsed.data.system : (parsed.data.system ?? []).map((b) => b.text ?? '').join('\n');
-    const request: OfflineRequest = { teammate, system, messages: parsed.data.messages };
-    const step = deps.script.next(teammate);
-    if (step) deps.logger.info({ teammate, step }, 'offline model: scripted response');
-    if (step && 'status' in step) return sendScriptedError(res, step);
-    const turn = step ? { content: [{ type: 'text' as const, text: step.text }], stop_reason: step.stopReason } : decideOffline(request);
-    const prefixTokens = estimateTokens(system) + estimateTokens(JSON.stringify(parsed.data.tools ?? []));
+    const logger = this.deps.logger.child({ teammate });
+    const violation = findViolation(request, { model: servedModel(request.model, now), contextWindowTokens: this.deps.contextWindowTokens?.() ?? 200_000 });
+    if (violation) {
+      logger.warn({ status: violation.status, error: violation.message }, 'offline model: refused a request the API would refuse');
+      return sendApiError(res, violation.status, violation.type, violation.message);
+    }
+    const step = this.deps.script.next(teammate);
+    if (step) logger.info({ step }, 'offline model: scripted response');
+    if (step && 'drop' in step) return void req.socket.destroy();
+    if (step && 'status' in step) return sendScriptedError(res, step, request);
+    const { turn, shape } = step ? scriptedTurn(step) : { turn: this.decide(request, teammate), shape: {} };
+    const message = this.bill(request, teammate, turn);
+    if (request.stream) return streamMessage(res, message, shape);
+    if (shape.stall) return; // a stall without streaming: the headers never come
+    return sendJsonMessage(res, message);
+  }
+
+  private decide(request: RawRequest, teammate: string): OfflineTurn {
+    // What real models do with text after tool results in one user turn: an empty answer.
+    if (textAfterToolResults(request)) return { content: [], stop_reason: 'end_turn' };
+    const system = typeof request.system === 'string' ? request.system : (request.system ?? []).map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n');
+    const tools = (request.tools ?? []).map((t) => (typeof t.name === 'string' ? t.name : ''));
+    return decideOffline({ teammate, system, tools, messages: request.messages });
+  }
+
+  private bill(request: RawRequest, teammate: string, turn: OfflineTurn): OfflineMessage {
+    const prefixTokens = estimateTokens(JSON.stringify(request.system ?? '')) + estimateTokens(JSON.stringify(request.tools ?? []));
     const warm = this.cacheWarm.has(teammate);
     this.cacheWarm.add(teammate);
-    send(res, 200, {
+    return {
       id: `msg_offline_${Date.now().toString(36)}`,
-      type: 'message',
-      role: 'assistant',
-      model: parsed.data.model,
-      content: turn.content satisfies OfflineBlock[],
+      model: request.model,
+      content: turn.content,
       stop_reason: turn.stop_reason,
-      stop_sequence: null,
       usage: {
-        input_tokens: estimateTokens(JSON.stringify(parsed.data.messages)),
+        input_tokens: Math.max(1, promptTokens(request) - prefixTokens),
         output_tokens: estimateTokens(JSON.stringify(turn.content)),
         cache_creation_input_tokens: warm ? 0 : prefixTokens,
         cache_read_input_tokens: warm ? prefixTokens : 0,
       },
-    });
+    };
   }
 }
 
-function sendScriptedError(res: http.ServerResponse, step: Extract<ScriptStep, { status: number }>): void {
+let sequence = 0;
+
+/** A scripted answer (not an error): its content, stop reason and how the stream is cut. */
+function scriptedTurn(step: Exclude<ScriptStep, { status: number } | { drop: true }>): { turn: OfflineTurn; shape: StreamShape } {
+  const id = () => `toolu_scripted_${Date.now().toString(36)}_${++sequence}`;
+  if ('stall' in step) return { turn: { content: [], stop_reason: 'end_turn' }, shape: { stall: true } };
+  if ('truncatedToolUse' in step) {
+    const content: OfflineBlock[] = [{ type: 'tool_use', id: id(), name: step.truncatedToolUse.name, input: step.truncatedToolUse.input }];
+    return { turn: { content, stop_reason: 'max_tokens' }, shape: { truncateLastToolUse: true } };
+  }
+  if ('toolUse' in step) {
+    const content: OfflineBlock[] = [...(step.text ? [{ type: 'text' as const, text: step.text }] : []), { type: 'tool_use', id: id(), ...step.toolUse }];
+    return { turn: { content, stop_reason: 'tool_use' }, shape: {} };
+  }
+  const content: OfflineBlock[] = step.text === undefined ? [] : [{ type: 'text', text: step.text }];
+  return { turn: { content, stop_reason: step.stopReason }, shape: {} };
+}
+
+function sendScriptedError(res: http.ServerResponse, step: Extract<ScriptStep, { status: number }>, request: RawRequest): void {
   switch (step.status) {
     case 429:
-      return sendError(res, 429, 'rate_limit_error', 'scripted rate limit', true);
+      return sendApiError(
+        res,
+        429,
+        'rate_limit_error',
+        'scripted rate limit: number of requests has exceeded your per-minute rate limit',
+        step.retryAfterSeconds === undefined ? { 'retry-after-ms': '5' } : { 'retry-after': String(step.retryAfterSeconds) },
+      );
     case 529:
-      return sendError(res, 529, 'overloaded_error', 'scripted overload', true);
+      return sendApiError(res, 529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '5' });
     case 500:
-      return sendError(res, 500, 'api_error', 'scripted internal error', false);
+      return sendApiError(res, 500, 'api_error', 'scripted internal server error', { 'retry-after-ms': '5' });
+    case 401:
+      return sendApiError(res, 401, 'authentication_error', 'invalid x-api-key');
+    case 403:
+      return sendApiError(res, 403, 'permission_error', 'Your API key does not have permission to use the specified resource.');
+    case 404:
+      return sendApiError(res, 404, 'not_found_error', `model: ${request.model}`);
     case 400:
-      return sendError(res, 400, 'invalid_request_error', 'prompt is too long: 250000 tokens > 200000 maximum', false);
+      return sendApiError(res, 400, 'invalid_request_error', `prompt is too long: ${promptTokens(request) + 200_000} tokens > 200000 maximum`);
   }
-}
-
-function sendError(res: http.ServerResponse, status: number, type: string, message: string, retry = false): void {
-  send(res, status, { type: 'error', error: { type, message } }, retry ? { 'retry-after-ms': '5', 'x-should-retry': 'true' } : { 'x-should-retry': 'false' });
 }
 
 /** The SDK sends the key as x-api-key or as a bearer token, depending on its version and the key's shape. */
@@ -124,17 +194,6 @@ function presentedKey(req: http.IncomingMessage): string | undefined {
 function sameKey(given: string | string[] | undefined, key: string): boolean {
   if (typeof given !== 'string' || given.length !== key.length) return false;
   return timingSafeEqual(Buffer.from(given), Buffer.from(key));
-}
-
-function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'request-id': `req_offline_${Date.now()}`,
-    ...headers,
-  });
-  res.end(text);
 }
 
 function readBody(req: http.IncomingMessage): Promise<string> {
@@ -151,8 +210,4 @@ function readBody(req: http.IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
-}
-
-function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
 }

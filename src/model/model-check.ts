@@ -1,0 +1,46 @@
+import { TeamdError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { DEFAULT_REAL_MODEL, OFFLINE_MODEL } from './model-catalog.js';
+import { sdkLogger } from './sdk-logger.js';
+
+export interface ModelCheckOptions {
+  readonly apiKey: string;
+  readonly baseURL?: string | undefined;
+  readonly logger: Logger;
+}
+
+/**
+ * Asks the API whether it serves a model id (`GET /v1/models/{id}`) before a teammate is
+ * spawned with it. An unknown id or a refused key is refused here, with what to do; when the
+ * API cannot be asked (down, unreachable), the spawn goes ahead and the teammate's own
+ * calls decide.
+ */
+export async function checkModelId(model: string, options: ModelCheckOptions): Promise<void> {
+  if (model === OFFLINE_MODEL) return;
+  const sdk = await import('@anthropic-ai/sdk');
+  const A = sdk.default;
+  const client = new A({
+    apiKey: options.apiKey,
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    maxRetries: 1,
+    timeout: 15_000,
+    logger: sdkLogger(options.logger),
+    logLevel: 'info',
+  });
+  try {
+    await client.models.retrieve(model);
+  } catch (error) {
+    if (error instanceof A.NotFoundError)
+      throw new TeamdError(
+        'USAGE',
+        `unknown model "${model}": the API does not serve it; use a current model id (such as ${DEFAULT_REAL_MODEL}) or --model offline`,
+      );
+    if (error instanceof A.AuthenticationError)
+      throw new TeamdError(
+        'USAGE',
+        `the API key was refused when checking model "${model}": fix ANTHROPIC_API_KEY in the daemon's environment, then teamd stop; teamd start`,
+      );
+    if (error instanceof A.PermissionDeniedError) throw new TeamdError('USAGE', `the API key may not use model "${model}": use another model or key`);
+    options.logger.warn({ err: error, model }, 'could not ask the API about the model id; spawning anyway');
+  }
+}

@@ -1,0 +1,96 @@
+import type Anthropic from '@anthropic-ai/sdk';
+
+export type ModelErrorKind =
+  | 'prompt_too_long'
+  | 'rate_limited'
+  | 'overloaded'
+  | 'server'
+  | 'connection'
+  | 'stalled'
+  | 'auth'
+  | 'permission'
+  | 'model_not_found'
+  | 'bad_request'
+  | 'aborted'
+  | 'other';
+
+/** What a teammate does about a failed call: retry later, stop taking work, compact, stop quietly, or fail the task. */
+export type ModelFailureClass = 'transient' | 'fatal' | 'prompt_too_long' | 'aborted' | 'task';
+
+/** A failed model call, classified by the SDK's error classes (never by message text, except the API's "prompt is too long"). */
+export class ModelError extends Error {
+  override readonly name = 'ModelError';
+  constructor(
+    readonly kind: ModelErrorKind,
+    message: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, options);
+  }
+}
+
+export function failureClass(error: unknown): ModelFailureClass {
+  if (!(error instanceof ModelError)) return 'task';
+  switch (error.kind) {
+    case 'rate_limited':
+    case 'overloaded':
+    case 'server':
+    case 'connection':
+    case 'stalled':
+      return 'transient';
+    case 'auth':
+    case 'permission':
+    case 'model_not_found':
+      return 'fatal';
+    case 'prompt_too_long':
+      return 'prompt_too_long';
+    case 'aborted':
+      return 'aborted';
+    case 'bad_request':
+    case 'other':
+      return 'task';
+  }
+}
+
+type SdkClass = typeof Anthropic;
+
+/** Turns what the SDK threw into a ModelError with a message that says what to do. */
+export function classifySdkError(A: SdkClass, error: unknown, model: string): ModelError {
+  // The API's own words when it sent an error body; the SDK's message repeats the whole body.
+  const apiMessage = error instanceof A.APIError ? (error as { apiMessage?: string | null }).apiMessage : null;
+  const message = apiMessage ?? (error instanceof Error ? error.message : String(error));
+  const as = (kind: ModelErrorKind, text: string) => new ModelError(kind, text, { cause: error });
+  if (error instanceof A.APIUserAbortError) return as('aborted', 'the model call was cancelled');
+  if (error instanceof A.BadRequestError) {
+    // The API says "prompt is too long" only in its message: the one text match we allow.
+    if (/prompt is too long/i.test(message)) return as('prompt_too_long', message);
+    return as('bad_request', `the model API refused the request (400: ${message})`);
+  }
+  if (error instanceof A.AuthenticationError)
+    return as('auth', `the API key was refused (401: ${message}); check ANTHROPIC_API_KEY, then teamd spawn the teammate again`);
+  if (error instanceof A.PermissionDeniedError) return as('permission', `the API key may not use ${model} (403: ${message})`);
+  if (error instanceof A.NotFoundError)
+    return as('model_not_found', `unknown model ${model} (404: ${message}); teamd spawn it again with --model and a current model id`);
+  if (error instanceof A.RateLimitError) return as('rate_limited', `rate limited by the model API after retries (429: ${message})`);
+  if (error instanceof A.InternalServerError) {
+    const kind = error.status === 529 ? 'overloaded' : 'server';
+    return as(kind, `the model API failed after retries (${error.status}: ${message})`);
+  }
+  if (error instanceof A.APIConnectionError) return as('connection', `cannot reach the model API (${message})`);
+  if (error instanceof A.APIError) {
+    // An error event in the middle of a stream has no status, only the error's type.
+    const type = (error as { type?: string | null }).type;
+    if (type === 'overloaded_error') return as('overloaded', `the model API was overloaded mid-answer (${message})`);
+    if (type === 'api_error' || type === 'rate_limit_error') return as('server', `the model API failed mid-answer (${message})`);
+    return as('other', `model API error ${error.status ?? ''}: ${message}`);
+  }
+  return as('other', message);
+}
+
+export function isPromptTooLong(error: unknown): boolean {
+  return error instanceof ModelError && error.kind === 'prompt_too_long';
+}
+
+export function describeModelError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
