@@ -185,7 +185,10 @@ function flatten(messages: OfflineRequest['messages']): Step[] {
           return directive ? [{ directive: { directive, text } }] : [];
         });
         const output = parts.filter((text) => !parseDirective(text)).join('');
-        steps.push({ result: { id: result.tool_use_id, text: output, isError: result.is_error === true } }, ...riders);
+        // A call cut off by the output limit was not run: as if it had never been made.
+        const notRun = riders.some((r) => r.directive.directive.kind === 'continue');
+        if (!notRun) steps.push({ result: { id: result.tool_use_id, text: output, isError: result.is_error === true } });
+        steps.push(...riders);
       }
     }
   }

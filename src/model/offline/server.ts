@@ -116,7 +116,8 @@ export class OfflineModelServer {
   private decide(request: RawRequest, teammate: string): OfflineTurn {
     // What real models do with text after tool results in one user turn: an empty answer.
     if (textAfterToolResults(request)) return { content: [], stop_reason: 'end_turn' };
-    const system = typeof request.system === 'string' ? request.system : (request.system ?? []).map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n');
+    const system =
+      typeof request.system === 'string' ? request.system : (request.system ?? []).map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n');
     const tools = (request.tools ?? []).map((t) => (typeof t.name === 'string' ? t.name : ''));
     return decideOffline({ teammate, system, tools, messages: request.messages });
   }

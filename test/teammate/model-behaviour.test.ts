@@ -1,0 +1,169 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Task } from '../../src/board/task.js';
+import { readInboxFrom } from '../../src/inbox/inbox-file.js';
+import type { ScriptStep } from '../../src/model/offline/script.js';
+import { statePaths } from '../../src/paths.js';
+import { openBoard } from '../helpers/board.js';
+import { member, startDaemon } from '../helpers/daemon.js';
+import { runTeamd } from '../helpers/processes.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { waitFor } from '../helpers/wait.js';
+
+const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;
+/** Fast settings: outages are waited out in half a second, stalls noticed after one. */
+const FAST = { modelRetryBaseMs: 500, modelRetryMaxMs: 2_000, modelStallMs: 1_500 };
+
+/** One teammate (alice) on the offline model scripted to misbehave first, and a board of tasks. */
+async function team(steps: ScriptStep[], options: { tasks?: string[]; settings?: Record<string, unknown>; spawn?: boolean } = {}) {
+  const ws = makeTempDir('teamd-ws-');
+  const dir = path.join(ws, '.team');
+  const { board } = openBoard(dir);
+  for (const [i, description] of (options.tasks ?? [sh('echo ok > out.txt')]).entries()) await board.add({ subject: `task ${i + 1}`, description });
+  fs.writeFileSync(path.join(dir, 'offline-script.json'), JSON.stringify({ alice: steps }));
+  await startDaemon(dir, { settings: { ...FAST, ...options.settings } });
+  if (options.spawn !== false) expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+  const paths = statePaths(dir);
+  return {
+    ws,
+    dir,
+    board,
+    log: (name: string) => fs.readFileSync(paths.logFile(name), 'utf8'),
+    session: () => fs.readFileSync(paths.sessionFile('alice'), 'utf8'),
+    lead: () => readInboxFrom(paths.inboxFile('lead'), 0).messages.map((m) => m.message),
+    done: (id: number) => waitFor(() => terminal(board.get(id)), `task ${id} to finish`),
+  };
+}
+
+function terminal(task: Task): Task | undefined {
+  return task.status === 'completed' || task.status === 'failed' ? task : undefined;
+}
+
+/** Every user and assistant text block the session holds. */
+function texts(session: string): string[] {
+  return session
+    .split('\n')
+    .slice(1)
+    .filter(Boolean)
+    .flatMap((line) => (JSON.parse(line) as { content: { type: string; text?: string }[] }).content.filter((b) => b.type === 'text').map((b) => b.text!));
+}
+
+describe('stop reasons a real model gives (offline endpoint, real SDK, streamed)', () => {
+  it('pause_turn: the turn continues with the assistant content sent back, and the task completes', async () => {
+    const { done, session, ws } = await team([{ stopReason: 'pause_turn', text: 'Let me look first' }]);
+    expect((await done(1)).status).toBe('completed');
+    expect(fs.readFileSync(path.join(ws, 'out.txt'), 'utf8')).toBe('ok\n');
+    // One assistant turn holds the paused text and the call that continued it.
+    const assistant = session()
+      .split('\n')
+      .filter((line) => line.includes('Let me look first'))
+      .map((line) => JSON.parse(line) as { role: string; content: { type: string }[] });
+    expect(assistant).toHaveLength(1);
+    expect(assistant[0]!.role).toBe('assistant');
+    expect(assistant[0]!.content.map((b) => b.type)).toEqual(['text', 'tool_use']);
+  });
+
+  it('refusal: the task fails with the refusal as its reason, the lead gets one notice, and the teammate goes on with other work', async () => {
+    const { done, lead, board } = await team([{ stopReason: 'refusal', text: 'I cannot help with that request.' }], {
+      tasks: [sh('echo one > one.txt'), sh('echo two > two.txt')],
+    });
+    const refused = await done(1);
+    expect(refused.status).toBe('failed');
+    expect(refused.result).toContain('the model refused: I cannot help with that request.');
+    expect((await done(2)).status).toBe('completed');
+    expect(lead().filter((m) => m.content.includes('refused'))).toHaveLength(1);
+    expect(board.get(1).status).toBe('failed');
+  });
+
+  it('an end_turn without finishing: reminded, then the task completes', async () => {
+    const { done, session } = await team([{ stopReason: 'end_turn', text: 'I will get to it.' }]);
+    expect((await done(1)).status).toBe('completed');
+    expect(texts(session()).some((t) => t.startsWith('[teamd:remind task=1]'))).toBe(true);
+  });
+
+  it('a model that keeps ending its turn: two reminders, then the task goes back to the board with a notice, and another teammate does it', async () => {
+    const { dir, board, lead, session } = await team([{ stopReason: 'end_turn', text: 'Not now.', times: 3 }]);
+    await waitFor(() => lead().find((m) => m.from === 'alice' && m.content.includes('gave task 1 back')), 'the notice to the lead');
+    expect(board.get(1)).toMatchObject({ status: 'pending', owner: null });
+    expect(texts(session()).filter((t) => t.startsWith('[teamd:remind task=1]'))).toHaveLength(2);
+    await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'alice')?.task === null, 'alice idle without a task');
+    // alice does not take it again; bob does.
+    expect((await runTeamd(['spawn', 'bob', 'coder', '--dir', dir])).code).toBe(0);
+    const task = await waitFor(() => terminal(board.get(1)), 'task 1 done by bob');
+    expect(task).toMatchObject({ status: 'completed', owner: 'bob' });
+  });
+
+  it('whitespace-only text is never stored, so no later request is refused', async () => {
+    const { done, session, log } = await team([{ stopReason: 'end_turn', text: '  \n\t ' }], { tasks: [sh('echo a'), sh('echo b')] });
+    expect((await done(1)).status).toBe('completed');
+    expect((await done(2)).status).toBe('completed');
+    expect(texts(session()).every((t) => t.trim().length > 0)).toBe(true);
+    expect(log('daemon')).not.toContain('would refuse');
+  });
+
+  it('max_tokens mid-text is continued; max_tokens inside a tool call does not run the cut-off call', async () => {
+    const { done, ws, session, log } = await team([
+      { stopReason: 'max_tokens', text: 'I will now run the comm' },
+      { stopReason: 'max_tokens', truncatedToolUse: { name: 'bash', input: { command: 'touch truncated-call-ran-with-a-long-name' } } },
+    ]);
+    expect((await done(1)).status).toBe('completed');
+    expect(fs.readdirSync(ws).filter((f) => f.startsWith('trunc'))).toEqual([]);
+    expect(session()).toContain('[teamd:continue]');
+    expect(session()).toContain('so it was not run');
+    expect(log('daemon')).not.toContain('would refuse');
+  });
+});
+
+describe('model errors after the SDK retries', () => {
+  it.each<[string, ScriptStep[]]>([
+    ['429s for 3 s', [{ status: 429, forMs: 3_000 }]],
+    ['529s past the retries', [{ status: 529, times: 4 }]],
+    ['500s past the retries', [{ status: 500, times: 4 }]],
+    ['dropped connections', [{ drop: true, times: 4 }]],
+    ['a stalled stream', [{ stall: true }]],
+  ])('%s: the task goes back to the board (never failed), the teammate backs off with the reason in status, then does it', async (_name, steps) => {
+    const { dir, done, board, lead } = await team(steps);
+    const waiting = await waitFor(() => member(dir, 'alice')?.problem ?? undefined, 'alice to report the outage', 30_000);
+    expect(waiting).toMatch(/^model unavailable: /);
+    expect(member(dir, 'alice')?.retryAt).toBeTruthy();
+    const status = await runTeamd(['status', '--dir', dir]);
+    expect(status.stdout).toMatch(/alice waits: model unavailable: .*next try at/);
+    expect((await done(1)).status).toBe('completed');
+    expect(board.get(1).result).not.toContain('model error');
+    expect(lead().filter((m) => m.type === 'task_failed')).toEqual([]);
+    await waitFor(() => member(dir, 'alice')?.problem === null, 'the problem cleared once the model answers');
+  });
+
+  it.each<[number, RegExp]>([
+    [401, /API key was refused/],
+    [403, /may not use offline/],
+    [404, /unknown model offline/],
+  ])(
+    '%i: the teammate stops taking work (errored, with the reason), its task goes back, the lead gets one notice, no other task is touched',
+    async (status, reason) => {
+      const { dir, board, lead } = await team([{ status } as ScriptStep], { tasks: [sh('echo one'), sh('echo two')] });
+      await waitFor(() => member(dir, 'alice')?.status === 'errored', 'alice errored');
+      expect(member(dir, 'alice')?.problem).toMatch(reason);
+      expect(board.get(1)).toMatchObject({ status: 'pending', owner: null });
+      expect(board.get(2)).toMatchObject({ status: 'pending', owner: null, claim: 0 });
+      const notices = lead().filter((m) => m.from === 'alice');
+      expect(notices).toHaveLength(1);
+      expect(notices[0]!.content).toMatch(reason);
+      const shown = await runTeamd(['status', '--dir', dir]);
+      expect(shown.stdout).toMatch(/alice is errored and takes no work: .*(API key|may not use|unknown model)/);
+    },
+  );
+
+  it('a 400 for a conversation the API refuses fails that task only: the teammate starts a fresh conversation and the next task completes', async () => {
+    const { done } = await team(
+      [
+        { status: 400, promptTooLong: true },
+        { status: 400, promptTooLong: true },
+      ],
+      { tasks: [sh('echo one'), sh('echo two')] },
+    );
+    expect((await done(1)).status).toBe('failed');
+    expect((await done(2)).status).toBe('completed');
+  });
+});
