@@ -167,3 +167,95 @@ describe('model errors after the SDK retries', () => {
     expect((await done(2)).status).toBe('completed');
   });
 });
+
+describe('work in flight, messages, the current task, plans', () => {
+  it('teamd stop while a model call is in flight leaves the task with the teammate, and the next start resumes it', async () => {
+    const { dir, board, log, done } = await team([{ stall: true }], { settings: { modelStallMs: 60_000 } });
+    await waitFor(() => log('daemon').includes('"stall":true'), 'the stalled call under way');
+    expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
+    expect(board.get(1)).toMatchObject({ status: 'in_progress', owner: 'alice' });
+    // A new daemon replays the script from its start: this time the model answers.
+    fs.writeFileSync(path.join(dir, 'offline-script.json'), '{}');
+    await startDaemon(dir);
+    expect((await done(1)).status).toBe('completed');
+    expect(board.get(1).owner).toBe('alice');
+  });
+
+  it('teamd shutdown past its grace while a call is in flight puts the task back on the board, not failed', async () => {
+    const { dir, board, log } = await team([{ stall: true }], { settings: { modelStallMs: 60_000, ipcGraceMs: 300, termGraceMs: 2_000 } });
+    await waitFor(() => log('daemon').includes('"stall":true'), 'the stalled call under way');
+    expect((await runTeamd(['shutdown', 'alice', '--dir', dir])).code).toBe(0);
+    expect(board.get(1)).toMatchObject({ status: 'pending', owner: null });
+    expect(member(dir, 'alice')?.status).toBe('shutdown');
+  });
+
+  it('a message sent mid-task reaches the teammate before its next model call, not after the task', async () => {
+    const { ws, dir, lead, done, session } = await team([], { tasks: [sh('touch started', 'while [ ! -f go ]; do sleep 0.05; done', 'echo finished')] });
+    await waitFor(() => fs.existsSync(path.join(ws, 'started')), 'alice inside the first command');
+    expect((await runTeamd(['send', 'alice', 'are you on it?', '--dir', dir])).code).toBe(0);
+    fs.writeFileSync(path.join(ws, 'go'), '');
+    expect((await done(1)).status).toBe('completed');
+    await waitFor(() => lead().find((m) => m.type === 'task_completed'), 'the completion notice');
+    const replies = lead().map((m) => (m.type === 'task_completed' ? 'completed' : m.content));
+    const reply = replies.indexOf('Got it: are you on it?');
+    expect(reply).toBeGreaterThanOrEqual(0);
+    expect(reply).toBeLessThan(replies.indexOf('completed'));
+    // It rode inside the tool result (never as text after tool results in one user turn).
+    expect(session()).toMatch(/"tool_result".*\[teamd:message from=lead/);
+  });
+
+  it('once a task is completed, the roster, status and the re-injected identity all say the teammate has no task', async () => {
+    const { dir, done, session, lead } = await team([], { settings: { compactThresholdTokens: 400 } });
+    expect((await done(1)).status).toBe('completed');
+    await waitFor(() => member(dir, 'alice')?.task === null, 'the roster without task 1');
+    expect((await runTeamd(['send', 'alice', 'anything else?', '--dir', dir])).code).toBe(0);
+    await waitFor(() => lead().find((m) => m.content === 'Got it: anything else?'), 'the reply');
+    expect(member(dir, 'alice')?.task).toBeNull();
+    const identities = texts(session()).filter((t) => t.startsWith('[teamd:identity]'));
+    expect(identities.at(-1), session()).toContain('You have no task right now');
+  });
+
+  it('plan approval belongs to one task: the second task of a --plan teammate needs its own approved plan', async () => {
+    const { dir, board, lead, done } = await team([], { tasks: [sh('echo one > one.txt'), sh('echo two > two.txt')], spawn: false });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--plan', '--dir', dir])).code).toBe(0);
+    const first = await waitFor(() => lead().find((m) => m.type === 'plan_approval_request'), 'the first plan');
+    expect((await runTeamd(['approve', first.requestId!, '--dir', dir])).code).toBe(0);
+    expect((await done(1)).status).toBe('completed');
+    const second = await waitFor(() => lead().filter((m) => m.type === 'plan_approval_request')[1], 'a second plan, for task 2');
+    expect(second.content).toContain('Task 2');
+    await waitFor(() => member(dir, 'alice')?.status === 'idle', 'alice waiting for the answer');
+    expect(board.get(2)).toMatchObject({ status: 'in_progress', owner: 'alice' });
+    expect((await runTeamd(['approve', second.requestId!, '--dir', dir])).code).toBe(0);
+    expect((await done(2)).status).toBe('completed');
+  });
+});
+
+describe('teamd-calls: any tool driven end to end', () => {
+  const calls = (value: unknown) => `\`\`\`teamd-calls\n${typeof value === 'string' ? value : JSON.stringify(value)}\n\`\`\``;
+
+  it('issues the calls in order and completes the task with their outputs', async () => {
+    const { ws, done } = await team([], {
+      tasks: [
+        calls([
+          { name: 'write_file', input: { path: 'notes/a.txt', content: 'alpha\n' } },
+          { name: 'read_file', input: { path: 'notes/a.txt' } },
+          { name: 'read_file', input: { path: 'missing.txt' }, allowError: true },
+        ]),
+      ],
+    });
+    const task = await done(1);
+    expect(task.status).toBe('completed');
+    expect(task.result).toContain('alpha');
+    expect(fs.readFileSync(path.join(ws, 'notes/a.txt'), 'utf8')).toBe('alpha\n');
+  });
+
+  it('invalid JSON or an unknown tool fails that task with a reason naming it; the other tasks are done', async () => {
+    const { done } = await team([], { tasks: [calls('[{"name": "bash", '), calls([{ name: 'launch_rockets', input: {} }]), sh('echo fine')] });
+    const broken = await done(1);
+    expect(broken).toMatchObject({ status: 'failed' });
+    expect(broken.result).toMatch(/^task 1: its teamd-calls block is not valid JSON/);
+    const unknown = await done(2);
+    expect(unknown.result).toMatch(/^task 2: its teamd-calls block names an unknown tool "launch_rockets"/);
+    expect((await done(3)).status).toBe('completed');
+  });
+});

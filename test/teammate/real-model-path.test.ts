@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { OfflineModelServer } from '../../src/model/offline/server.js';
+import { OfflineScript, type ScriptStep } from '../../src/model/offline/script.js';
+import { statePaths } from '../../src/paths.js';
+import { openBoard } from '../helpers/board.js';
+import { startDaemon } from '../helpers/daemon.js';
+import { runTeamd } from '../helpers/processes.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { waitFor } from '../helpers/wait.js';
+
+const servers: OfflineModelServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+/**
+ * The path a real model takes — ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, a real model id — against
+ * the strict stand-in, started here as "the API" with its own key.
+ */
+async function apiStandIn(steps: Record<string, ScriptStep[]> = {}) {
+  const file = path.join(makeTempDir(), 'api-script.json');
+  fs.writeFileSync(file, JSON.stringify(steps));
+  const server = await OfflineModelServer.listen({ script: new OfflineScript(file), logger: createLogger(), key: 'sk-test-stand-in-key' });
+  servers.push(server);
+  const ws = makeTempDir('teamd-ws-');
+  const dir = path.join(ws, '.team');
+  const { board } = openBoard(dir);
+  return { server, ws, dir, board, env: { ANTHROPIC_API_KEY: server.key, ANTHROPIC_BASE_URL: server.url } };
+}
+
+describe('a real model id through ANTHROPIC_BASE_URL (the stand-in as the API)', () => {
+  it('teamd spawn refuses an unknown model id (exit 2) before any work, and accepts a current one', async () => {
+    const { dir, board, env } = await apiStandIn();
+    await board.add({ subject: 'x', description: '```sh\necho hi\n```' });
+    await startDaemon(dir, { env });
+    const refused = await runTeamd(['spawn', 'alice', 'coder', '--model', 'claude-sonnet-9-9', '--dir', dir]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /^teamd: unknown model "claude-sonnet-9-9": the API does not serve it; use a current model id \(such as claude-sonnet-5-5\)/,
+    );
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(board.get(1).status).toBe('pending');
+    const accepted = await runTeamd(['spawn', 'alice', 'coder', '--model', 'claude-sonnet-5-5', '--dir', dir]);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    await waitFor(() => board.get(1).status === 'completed', 'the task done by the real-model path');
+  });
+
+  it('teamd spawn refuses when the API refuses the key', async () => {
+    const { dir, env } = await apiStandIn();
+    await startDaemon(dir, { env: { ...env, ANTHROPIC_API_KEY: 'sk-wrong-key' } });
+    const refused = await runTeamd(['spawn', 'alice', 'coder', '--model', 'claude-sonnet-5-5', '--dir', dir]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/the API key was refused/);
+  });
+
+  it('a deprecated model warns once per teammate in its own log, not per call, and the SDK retries are logged at warn', async () => {
+    const { dir, board, env } = await apiStandIn({ alice: [{ status: 529 }] });
+    for (const n of [1, 2, 3]) await board.add({ subject: `t${n}`, description: `\`\`\`sh\necho ${n}\n\`\`\`` });
+    await startDaemon(dir, { env });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--model', 'claude-sonnet-4-5', '--dir', dir])).code).toBe(0);
+    await waitFor(() => [1, 2, 3].every((id) => board.get(id).status === 'completed'), 'the three tasks');
+    const log = fs.readFileSync(statePaths(dir).logFile('alice'), 'utf8').split('\n').filter(Boolean);
+    expect(log.filter((line) => line.includes("The model 'claude-sonnet-4-5' is deprecated"))).toHaveLength(1);
+    expect(fs.readFileSync(statePaths(dir).logFile('daemon'), 'utf8')).not.toContain('deprecated');
+    const retries = log.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((l) => /retrying/.test(l.msg));
+    expect(retries.length).toBeGreaterThan(0);
+    expect(retries.every((l) => l.level === 40)).toBe(true);
+  });
+});
