@@ -1,9 +1,10 @@
 import { benchBoard } from './board.js';
 import { benchDaemon } from './daemon.js';
 import { benchMailbox } from './mailbox.js';
+import { benchModel } from './model.js';
 import { benchTeam } from './team.js';
 
-const BENCHES: Record<string, () => Promise<void>> = { board: benchBoard, mailbox: benchMailbox, daemon: benchDaemon, team: benchTeam };
+const BENCHES: Record<string, () => Promise<void>> = { board: benchBoard, mailbox: benchMailbox, daemon: benchDaemon, team: benchTeam, model: benchModel };
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !(name in BENCHES));
