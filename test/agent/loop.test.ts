@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Compactor } from '../../src/agent/compactor.js';
-import { isWellFormed } from '../../src/agent/conversation.js';
+import { appendUser, isWellFormed } from '../../src/agent/conversation.js';
 import { runAgent, type AgentEvent } from '../../src/agent/loop.js';
 import { ModelError, type ChatMessage } from '../../src/model/model-client.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
@@ -25,7 +25,11 @@ const idle = defineTool({
 
 const ctx = { signal: new AbortController().signal } as ToolContext;
 
-async function run(model: FakeModel, messages: ChatMessage[], options: { threshold?: number; stop?: () => boolean; budget?: () => boolean } = {}) {
+async function run(
+  model: FakeModel,
+  messages: ChatMessage[],
+  options: { threshold?: number; stop?: () => boolean; budget?: () => boolean; absorb?: (messages: ChatMessage[]) => void } = {},
+) {
   const events: AgentEvent[] = [];
   const compactor = new Compactor({ model, thresholdTokens: options.threshold ?? 1_000_000, identity: () => '[teamd:identity]\nYou are alice.' });
   for await (const event of runAgent(messages, {
@@ -37,6 +41,7 @@ async function run(model: FakeModel, messages: ChatMessage[], options: { thresho
     maxTokens: 100,
     shouldStop: options.stop ?? (() => false),
     overBudget: options.budget ?? (() => false),
+    ...(options.absorb ? { absorbInput: options.absorb } : {}),
   })) {
     events.push(event);
   }
@@ -127,5 +132,63 @@ describe('Compactor', () => {
     expect(contents.slice(-2)).toEqual([big, big]);
     expect(contents.slice(0, -2).every((c) => c.startsWith('[output trimmed'))).toBe(true);
     expect(isWellFormed(messages)).toBe(true);
+  });
+
+  it('pause_turn: calls again with the paused turn last, and the answer extends that same assistant turn', async () => {
+    const model = new FakeModel([reply([text('Let me look  ')], 'pause_turn'), reply([use('t1', 'echo', { say: 'hi' })]), reply([text('done')])]);
+    const messages = start();
+    await run(model, messages);
+    expect(model.requests[1]!.messages.at(-1)).toEqual({ role: 'assistant', content: [text('Let me look')] });
+    expect(messages[1]).toMatchObject({ role: 'assistant', content: [text('Let me look'), { type: 'tool_use', id: 't1' }] });
+    expect(isWellFormed(messages)).toBe(true);
+  });
+
+  it('refusal: ends the unit with the refusal text and stores nothing of the refused turn', async () => {
+    const messages = start();
+    const events = await run(new FakeModel([reply([text('I cannot help with that.')], 'refusal')]), messages);
+    expect(events.at(-1)).toEqual({ type: 'turn_end', reason: 'refusal', text: 'I cannot help with that.' });
+    expect(messages).toHaveLength(1);
+  });
+
+  it('max_tokens inside a tool call: the call is not run, it is answered as not run, and the output limit doubles', async () => {
+    const model = new FakeModel([reply([use('t1', 'echo', { say: 'cut' })], 'max_tokens'), reply([text('ok')])]);
+    const messages = start();
+    const events = await run(model, messages);
+    expect(events.some((e) => e.type === 'tool_call')).toBe(false);
+    expect(messages[2]).toMatchObject({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', is_error: true }] });
+    expect(JSON.stringify(messages[2])).toContain('not run');
+    expect(model.requests[1]!.maxTokens).toBe(200);
+  });
+
+  it('never stores empty or whitespace-only text blocks, nor an answer that had only those', async () => {
+    const messages = start();
+    await run(new FakeModel([reply([text('  \n'), use('t1', 'echo', { say: 'x' })]), reply([text(' ')])]), messages);
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(messages[1]!.content).toEqual([{ type: 'tool_use', id: 't1', name: 'echo', input: { say: 'x' } }]);
+  });
+
+  it('puts what arrived meanwhile into the conversation before each model call, inside the last tool result', async () => {
+    const model = new FakeModel([reply([use('t1', 'echo', { say: 'a' })]), reply([text('done')])]);
+    let calls = 0;
+    const absorb = (messages: ChatMessage[]) => {
+      if (++calls === 2) appendUser(messages, [text('[teamd:message from=bob type=message]\nhi')]);
+    };
+    await run(model, start(), { absorb });
+    const last = model.requests[1]!.messages.at(-1)!;
+    expect(last.content).toHaveLength(1);
+    expect(last.content[0]).toMatchObject({ type: 'tool_result', content: [text('echo: a'), text('[teamd:message from=bob type=message]\nhi')] });
+  });
+
+  it('a call cancelled by a stop ends the unit as stopped, not as an error', async () => {
+    let stopping = false;
+    const model = new FakeModel([
+      () => {
+        stopping = true;
+        throw new ModelError('aborted', 'the model call was cancelled');
+      },
+    ]);
+    const events = await run(model, start(), { stop: () => stopping });
+    expect(events.at(-1)).toEqual({ type: 'turn_end', reason: 'stopped' });
+    expect(events.some((e) => e.type === 'error')).toBe(false);
   });
 });
