@@ -23,7 +23,7 @@ export interface Session {
   approvedPlan: { task: number; claim: number } | null;
   /** Plan approval requests this teammate sent: a response must answer one of them. */
   planRequests: PlanRequest[];
-  /** Tasks it gave back after ending its turn without finishing them: it does not claim them again. */
+  /** Tasks it gave back unfinished or refused: it does not claim them again. */
   gaveUp: number[];
   usage: Usage;
 }

@@ -179,7 +179,11 @@ export class TeammateRuntime {
       if (end.kind === 'error') return this.settleError(end.error, task);
       if (end.reason === 'refusal') {
         await this.outcomes.refused(task, end.text ?? '');
-        if (task) this.closeTask(task, 'it failed because you refused it');
+        if (task) {
+          // Not offered to this teammate again, even if the lead puts it back on the board.
+          this.deps.session.gaveUp.push(task.id);
+          this.closeTask(task, 'it failed because you refused it');
+        }
         return;
       }
       if (end.reason === 'budget') {
@@ -189,6 +193,7 @@ export class TeammateRuntime {
         return;
       }
       const stillOwned = task !== null && this.outcomes.ownsOpen(task.id);
+      if (end.reason === 'step_limit' && !stillOwned) this.deps.logger.warn('stopped after too many model calls in a row');
       // Waiting for the lead's answer to its plan is not leaving the task: the answer wakes it.
       if (end.reason === 'stopped' || !stillOwned || this.awaitingPlanAnswer(task)) return;
       if (end.reason !== 'step_limit' && reminders < MAX_REMINDERS) {

@@ -45,6 +45,11 @@ describe("a teammate's shell, sandboxed (real daemon, real bubblewrap)", () => {
     expect(daemon.sandbox).toMatch(/^bubblewrap/);
     expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
     await waitFor(() => board.get(1).status === 'completed', 'the task completed', 30_000);
+    // The notice follows the board's change.
+    await waitFor(
+      () => fs.existsSync(path.join(dir, 'inbox/lead.jsonl')) && fs.readFileSync(path.join(dir, 'inbox/lead.jsonl'), 'utf8').includes('task_completed'),
+      'the lead told',
+    );
 
     expect(fs.readFileSync(path.join(ws, 'env.txt'), 'utf8')).toBe('key=[] custom=[] url=[]\n');
     expect(fs.readFileSync(path.join(ws, 'write.txt'), 'utf8')).not.toBe('rc=0\n');

@@ -65,7 +65,7 @@ describe('stop reasons a real model gives (offline endpoint, real SDK, streamed)
   });
 
   it('refusal: the task fails with the refusal as its reason, the lead gets one notice, and the teammate goes on with other work', async () => {
-    const { done, lead, board } = await team([{ stopReason: 'refusal', text: 'I cannot help with that request.' }], {
+    const { dir, done, lead, board } = await team([{ stopReason: 'refusal', text: 'I cannot help with that request.' }], {
       tasks: [sh('echo one > one.txt'), sh('echo two > two.txt')],
     });
     const refused = await done(1);
@@ -73,7 +73,10 @@ describe('stop reasons a real model gives (offline endpoint, real SDK, streamed)
     expect(refused.result).toContain('the model refused: I cannot help with that request.');
     expect((await done(2)).status).toBe('completed');
     expect(lead().filter((m) => m.content.includes('refused'))).toHaveLength(1);
-    expect(board.get(1).status).toBe('failed');
+    // Put back on the board by the lead, it is not offered to alice again; bob takes it.
+    expect((await runTeamd(['task', 'release', '1', '--dir', dir])).code).toBe(0);
+    expect((await runTeamd(['spawn', 'bob', 'coder', '--dir', dir])).code).toBe(0);
+    expect(await waitFor(() => terminal(board.get(1)), 'task 1 done again')).toMatchObject({ status: 'completed', owner: 'bob' });
   });
 
   it('an end_turn without finishing: reminded, then the task completes', async () => {
