@@ -54,3 +54,68 @@ export function isWellFormed(messages: readonly ChatMessage[]): boolean {
   }
   return true;
 }
+
+/** What `repairConversation` changed, for the log. */
+export interface Repairs {
+  readonly droppedBlocks: number;
+  readonly answeredCalls: number;
+  readonly droppedResults: number;
+}
+
+const INTERRUPTED = '[teamd:interrupted]\nThis call was not run (the teammate stopped before it ran). Make it again if it is still needed.';
+
+/**
+ * Makes a saved conversation one the API accepts, whatever wrote it: no empty or
+ * whitespace-only text, every tool_use answered at the start of the next message (a call left
+ * without its result is answered as not run), no tool_result that answers nothing, no empty
+ * message. The conversation is changed in place.
+ */
+export function repairConversation(messages: ChatMessage[]): Repairs {
+  let droppedBlocks = 0;
+  let answeredCalls = 0;
+  let droppedResults = 0;
+  // The API wants a user message first.
+  while (messages[0]?.role === 'assistant') messages.shift();
+  for (const message of messages) {
+    const before = message.content.length;
+    message.content = message.content.filter((b) => b.type !== 'text' || b.text.trim().length > 0);
+    droppedBlocks += before - message.content.length;
+  }
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    if (message.role === 'user') {
+      const previous = messages[i - 1];
+      const asked = new Set(previous?.role === 'assistant' ? previous.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])) : []);
+      const before = message.content.length;
+      message.content = message.content.filter((b) => b.type !== 'tool_result' || asked.has(b.tool_use_id));
+      droppedResults += before - message.content.length;
+      continue;
+    }
+    const ids = message.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
+    if (ids.length === 0) continue;
+    let next = messages[i + 1];
+    if (next?.role !== 'user') {
+      next = { role: 'user', content: [] };
+      messages.splice(i + 1, 0, next);
+    }
+    const answered = new Set(next.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])));
+    const missing = ids.filter((id) => !answered.has(id));
+    answeredCalls += missing.length;
+    const results = next.content.filter((b) => b.type === 'tool_result');
+    const rest = next.content.filter((b) => b.type !== 'tool_result');
+    next.content = [...results, ...missing.map((id): ContentBlock => ({ type: 'tool_result', tool_use_id: id, content: INTERRUPTED, is_error: true }))];
+    // Text after the results rides inside the last one (see appendUser).
+    appendUser(messages.slice(0, i + 2), rest);
+  }
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.content.length === 0) messages.splice(i, 1);
+  // Neighbours of one role left by the removals become one message (user text folded as appendUser does).
+  const merged: ChatMessage[] = [];
+  for (const message of messages) {
+    const last = merged.at(-1);
+    if (last?.role !== message.role) merged.push(message);
+    else if (message.role === 'user') appendUser(merged, message.content);
+    else last.content.push(...message.content);
+  }
+  messages.splice(0, messages.length, ...merged);
+  return { droppedBlocks, answeredCalls, droppedResults };
+}

@@ -22,8 +22,9 @@ export async function checkModelId(model: string, options: ModelCheckOptions): P
   const client = new A({
     apiKey: options.apiKey,
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    // Within the CLI's 30 s wait for the daemon's answer, whatever the network does.
     maxRetries: 1,
-    timeout: 15_000,
+    timeout: 8_000,
     logger: sdkLogger(options.logger),
     logLevel: 'info',
   });

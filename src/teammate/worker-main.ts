@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { repairConversation } from '../agent/conversation.js';
 import { Board } from '../board/board.js';
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
@@ -61,6 +62,9 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
         });
   const sessions = new SessionStore(paths.sessionFile(args.name), logger);
   const session = sessions.load();
+  const repairs = repairConversation(session.messages);
+  if (repairs.droppedBlocks + repairs.answeredCalls + repairs.droppedResults > 0)
+    logger.warn({ repairs }, 'repaired the saved conversation so the API accepts it');
   const handled = new Set(session.handled);
   const locker = new FileLocker({ logger });
   const bell = await Doorbell.open({ dirs: [paths.inboxDir, paths.tasksDir], logger });

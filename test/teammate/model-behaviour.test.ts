@@ -262,3 +262,34 @@ describe('teamd-calls: any tool driven end to end', () => {
     expect((await done(3)).status).toBe('completed');
   });
 });
+
+describe('a saved conversation the API would refuse', () => {
+  it('is repaired when the teammate starts (a call without its result, blank text), and the next task completes', async () => {
+    const { dir, done, log } = await team([], { spawn: false });
+    const header = {
+      teamdSession: 1,
+      handled: [],
+      approvedPlan: null,
+      planRequests: [],
+      gaveUp: [],
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    };
+    const lines = [
+      header,
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'earlier' },
+          { type: 'text', text: '  ' },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_dangling', name: 'bash', input: { command: 'true' } }] },
+    ];
+    fs.mkdirSync(path.join(dir, 'sessions'), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(statePaths(dir).sessionFile('alice'), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`, { mode: 0o600 });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    expect((await done(1)).status).toBe('completed');
+    expect(log('alice')).toContain('repaired the saved conversation');
+    expect(log('daemon')).not.toContain('would refuse');
+  });
+});
