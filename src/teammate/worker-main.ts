@@ -103,7 +103,8 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
     compactThresholdTokens: config.settings.compactThresholdTokens,
     budgetTokens: member.budgetTokens,
     backoff: { baseMs: config.settings.modelRetryBaseMs, maxMs: config.settings.modelRetryMaxMs },
-    maxTokensCap: servedModel(modelName, new Date())?.maxOutputTokens,
+    // A model we do not know gets a cap every current model allows.
+    maxTokensCap: servedModel(modelName, new Date())?.maxOutputTokens ?? Math.max(config.settings.maxTokens, 32_000),
   });
   link.onMessage((message) => {
     logger.info({ reason: message.reason }, 'stop requested by the daemon');
