@@ -1,7 +1,7 @@
 import { Compactor } from '../agent/compactor.js';
 import { appendUser, estimateTokens } from '../agent/conversation.js';
-import { messageDirective, planDirective, releasedDirective, remindDirective, resumeDirective, taskDirective } from '../agent/directives.js';
-import { runAgent, type AgentEvent, type TurnEnd } from '../agent/loop.js';
+import { releasedDirective, remindDirective, resumeDirective, taskDirective } from '../agent/directives.js';
+import { runAgent, type AgentEvent } from '../agent/loop.js';
 import { identityDirective, systemPrompt, type Identity } from '../agent/system-prompt.js';
 import type { Board } from '../board/board.js';
 import type { Task } from '../board/task.js';
@@ -10,8 +10,8 @@ import type { Mailbox } from '../inbox/mailbox.js';
 import type { Message } from '../inbox/message.js';
 import type { Logger } from '../logger.js';
 import type { ModelClient } from '../model/model-client.js';
-import { describeModelError, failureClass, ModelError } from '../model/model-errors.js';
-import { LEAD } from '../roster/roster.js';
+import { describeModelError } from '../model/model-errors.js';
+import { decideAfterUnit, MAX_REMINDERS, type AfterUnit, type UnitEnd } from './after-unit.js';
 import { ALL_TOOLS, ToolRegistry } from '../tools/registry.js';
 import type { ShellLauncher, ToolContext, ToolEffect } from '../tools/tool.js';
 import type { Doorbell } from '../watch/doorbell.js';
@@ -20,6 +20,10 @@ import { waitForWork } from './idle-wait.js';
 import { nextBackoff, type BackoffPolicy, type ModelBackoff } from './model-backoff.js';
 import type { Session, SessionStore } from './session-store.js';
 import { TaskOutcomes } from './task-outcomes.js';
+import { InboxIntake } from './inbox-intake.js';
+import { PlanGate } from './plan-gate.js';
+import { logAgentEvent } from './event-log.js';
+import { StatusReport } from './status-report.js';
 
 export interface TeammateDeps {
   readonly identity: Identity;
@@ -49,13 +53,6 @@ export interface TeammateDeps {
 
 export type RuntimeEnd = 'shutdown' | 'asleep' | 'stopped' | 'errored';
 
-/** How a unit of work ended: its last turn_end, or the error that ended it. */
-type UnitEnd =
-  { readonly kind: 'turn_end'; readonly reason: TurnEnd; readonly text?: string | undefined } | { readonly kind: 'error'; readonly error: unknown };
-
-/** Reminders a model gets when it ends its turn with its task unfinished, before the task goes back to the board. */
-export const MAX_REMINDERS = 2;
-
 /**
  * A teammate's life (DESIGN §3): work on what arrives, then, when idle, in this order —
  * new inbox messages; a task it still owns; a ready task to claim; otherwise sleep on the
@@ -77,12 +74,26 @@ export class TeammateRuntime {
   /** Messages are in the conversation that the model has not answered yet (a call failed). */
   private answerPending = false;
   private unusable: string | null = null;
-  private reported: string | null = null;
+  private readonly status: StatusReport;
   /** Inside a unit of work (the model or a tool is running). */
   private busy = false;
 
+  private readonly plans: PlanGate;
+  private readonly intake: InboxIntake;
+
   constructor(private readonly deps: TeammateDeps) {
-    this.tools = new ToolRegistry(ALL_TOOLS, () => this.planApproved());
+    this.status = new StatusReport(deps.link);
+    this.plans = new PlanGate({ name: deps.identity.name, required: deps.identity.planRequired, session: deps.session, mailbox: deps.mailbox });
+    this.intake = new InboxIntake({
+      name: deps.identity.name,
+      session: deps.session,
+      consumer: deps.consumer,
+      plans: this.plans,
+      verifyGrant: deps.verifyGrant,
+      save: () => this.save(),
+      logger: deps.logger,
+    });
+    this.tools = new ToolRegistry(ALL_TOOLS, () => this.plans.approved(this.currentTask));
     this.system = systemPrompt(deps.identity);
     this.outcomes = new TaskOutcomes({ name: deps.identity.name, board: deps.board, mailbox: deps.mailbox, logger: deps.logger, claims: this.claims });
     this.compactor = new Compactor({
@@ -176,37 +187,57 @@ export class TeammateRuntime {
     for (let reminders = 0; ; reminders++) {
       const end = await this.runUnit();
       const task = this.currentTask;
-      if (end.kind === 'error') return this.settleError(end.error, task);
-      if (end.reason === 'refusal') {
-        await this.outcomes.refused(task, end.text ?? '');
-        if (task) {
-          // Not offered to this teammate again, even if the lead puts it back on the board.
-          this.deps.session.gaveUp.push(task.id);
-          this.closeTask(task, 'it failed because you refused it');
-        }
-        return;
+      const owns = task !== null && this.outcomes.ownsOpen(task.id);
+      const after = decideAfterUnit(end, { ownsTask: owns, awaitingPlan: owns && this.plans.awaitingAnswer(task), reminders });
+      if (after.action === 'remind' && task) {
+        appendUser(this.deps.session.messages, [{ type: 'text', text: remindDirective(task, reminders + 1, MAX_REMINDERS) }]);
+        continue;
       }
-      if (end.reason === 'budget') {
+      return this.carryOut(after, task);
+    }
+  }
+
+  private async carryOut(after: AfterUnit, task: Task | null): Promise<void> {
+    switch (after.action) {
+      case 'nothing':
+      case 'remind':
+        return;
+      case 'give-back':
+        if (!task) return;
+        if (await this.outcomes.gaveUp(task, after.why)) this.deps.session.gaveUp.push(task.id);
+        return this.closeTask(task, after.why);
+      case 'refused':
+        await this.outcomes.refused(task, after.text);
+        if (!task) return;
+        // Not offered to this teammate again, even if the lead puts it back on the board.
+        this.deps.session.gaveUp.push(task.id);
+        return this.closeTask(task, 'it failed because you refused it');
+      case 'budget-spent':
         this.budgetSpent = true;
         await this.outcomes.budgetReached(task, this.deps.budgetTokens);
         if (task) this.closeTask(task, 'your token budget is spent');
         return;
-      }
-      const stillOwned = task !== null && this.outcomes.ownsOpen(task.id);
-      if (end.reason === 'step_limit' && !stillOwned) this.deps.logger.warn('stopped after too many model calls in a row');
-      // Waiting for the lead's answer to its plan is not leaving the task: the answer wakes it.
-      if (end.reason === 'stopped' || !stillOwned || this.awaitingPlanAnswer(task)) return;
-      if (end.reason !== 'step_limit' && reminders < MAX_REMINDERS) {
-        appendUser(this.deps.session.messages, [{ type: 'text', text: remindDirective(task, reminders + 1, MAX_REMINDERS) }]);
-        continue;
-      }
-      const why =
-        end.reason === 'step_limit'
-          ? `I made too many model calls in a row on it without finishing (see teamd logs ${this.deps.identity.name})`
-          : `the model ended its turn ${reminders + 1} times without completing or failing it`;
-      if (await this.outcomes.gaveUp(task, why)) this.deps.session.gaveUp.push(task.id);
-      this.closeTask(task, why);
-      return;
+      case 'outage':
+        this.backoff = nextBackoff(this.backoff, after.reason, Date.now(), this.deps.backoff);
+        await this.outcomes.outage(task, after.reason);
+        if (task) this.closeTask(task, `the model API was unavailable (${after.reason})`);
+        else this.answerPending = true;
+        return;
+      case 'unusable':
+        this.unusable = after.reason;
+        await this.outcomes.unusable(task, after.reason);
+        if (task) this.closeTask(task, after.reason);
+        return;
+      case 'fail':
+        await this.outcomes.modelFailed(after.error, task);
+        if (task) this.closeTask(task, `it failed: ${describeModelError(after.error)}`);
+        if (after.freshConversation) {
+          // Keeping what the API refused would fail every later call the same way.
+          this.deps.logger.warn('the model API refused this conversation; starting a fresh one');
+          this.deps.session.messages.length = 0;
+          this.save();
+        }
+        return;
     }
   }
 
@@ -236,37 +267,6 @@ export class TeammateRuntime {
     return end;
   }
 
-  /** Transient: give the task back and wait; fatal: stop taking work; anything else: the task fails. */
-  private async settleError(error: unknown, task: Task | null): Promise<void> {
-    const reason = describeModelError(error);
-    switch (failureClass(error)) {
-      case 'aborted':
-        return;
-      case 'transient':
-        this.backoff = nextBackoff(this.backoff, reason, Date.now(), this.deps.backoff);
-        await this.outcomes.outage(task, reason);
-        if (task) this.closeTask(task, `the model API was unavailable (${reason})`);
-        else this.answerPending = true;
-        return;
-      case 'fatal':
-        this.unusable = reason;
-        await this.outcomes.unusable(task, reason);
-        if (task) this.closeTask(task, reason);
-        return;
-      case 'prompt_too_long':
-      case 'task':
-        await this.outcomes.modelFailed(error, task);
-        if (task) this.closeTask(task, `it failed: ${reason}`);
-        // The API refused the conversation itself: keeping it would fail every later call the same way.
-        if (error instanceof ModelError && (error.kind === 'bad_request' || error.kind === 'prompt_too_long')) {
-          this.deps.logger.warn({ reason }, 'the model API refused this conversation; starting a fresh one');
-          this.deps.session.messages.length = 0;
-          this.save();
-        }
-        return;
-    }
-  }
-
   /** Tells the model the task is no longer its own, and ends it. */
   private closeTask(task: Task, why: string): void {
     appendUser(this.deps.session.messages, [{ type: 'text', text: releasedDirective(task, why) }]);
@@ -276,38 +276,14 @@ export class TeammateRuntime {
 
   private onEvent(event: AgentEvent): void {
     const { session, link, logger } = this.deps;
-    switch (event.type) {
-      case 'usage':
-        if (this.backoff) {
-          this.backoff = null;
-          this.reported = null;
-        }
-        for (const key of Object.keys(session.usage) as (keyof typeof session.usage)[]) session.usage[key] += event.usage[key];
-        link.send({ type: 'usage', usage: session.usage });
-        return;
-      case 'step':
-        this.save();
-        return;
-      case 'text':
-        logger.info({ text: event.text.slice(0, 500) }, 'model said');
-        return;
-      case 'tool_call':
-        logger.info({ tool: event.name, input: event.input }, 'tool call');
-        return;
-      case 'tool_result':
-        logger.info({ tool: event.name, isError: event.isError, output: event.content.slice(0, 300) }, 'tool result');
-        if (event.effect) this.applyEffect(event.effect);
-        return;
-      case 'compacted':
-        logger.info({ how: event.how }, 'conversation compacted');
-        return;
-      case 'turn_end':
-        logger.info({ reason: event.reason }, 'turn ended');
-        return;
-      case 'error':
-        logger.warn({ err: event.error }, 'model call failed');
-        return;
+    logAgentEvent(logger, event);
+    if (event.type === 'usage') {
+      this.backoff = null;
+      for (const key of Object.keys(session.usage) as (keyof typeof session.usage)[]) session.usage[key] += event.usage[key];
+      link.send({ type: 'usage', usage: session.usage });
     }
+    if (event.type === 'step') this.save();
+    if (event.type === 'tool_result' && event.effect) this.applyEffect(event.effect);
   }
 
   private applyEffect(effect: ToolEffect): void {
@@ -331,16 +307,12 @@ export class TeammateRuntime {
     return this.currentTask !== null;
   }
 
-  private awaitingPlanAnswer(task: Task): boolean {
-    return this.deps.session.planRequests.some((r) => !r.answered && r.task === task.id && r.claim === task.claim);
-  }
-
-  /** A required plan is approved for this very claim of the current task. */
-  private planApproved(): boolean {
-    const { identity, session } = this.deps;
-    if (!identity.planRequired) return true;
-    const task = this.currentTask;
-    return task !== null && session.approvedPlan?.task === task.id && session.approvedPlan.claim === task.claim;
+  /** New inbox messages into the conversation; a signed shutdown request is kept for the loop. True when something was added. */
+  private readInbox(): boolean {
+    if (this.shutdownRequest) return false;
+    const { shutdown, injected } = this.intake.take();
+    this.shutdownRequest = shutdown;
+    return injected;
   }
 
   private overBudget(messages: readonly { role: string }[]): boolean {
@@ -349,61 +321,6 @@ export class TeammateRuntime {
     const usage = this.deps.session.usage;
     const spent = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
     return spent + estimateTokens(messages as never, this.system) + this.deps.maxTokens > budget;
-  }
-
-  /**
-   * Reads the inbox: a signed shutdown request is kept for the loop to answer (nothing after it
-   * is taken); every other message goes into the conversation. True when something was added.
-   */
-  private readInbox(): boolean {
-    const { consumer } = this.deps;
-    if (this.shutdownRequest) return false;
-    const batch = consumer.read();
-    if (batch.messages.length === 0) return false;
-    const shutdown = batch.messages.find((m) => m.type === 'shutdown_request' && this.granted(m));
-    if (shutdown) {
-      this.shutdownRequest = shutdown;
-      this.remember(batch.messages);
-      consumer.commit(batch);
-      return false;
-    }
-    const injected = this.inject(batch.messages);
-    this.remember(batch.messages);
-    this.save();
-    consumer.commit(batch);
-    return injected;
-  }
-
-  /** A grant (plan answer, shutdown request) signed by the person or the daemon; anything else is logged and ignored. */
-  private granted(message: Message): boolean {
-    if (this.deps.verifyGrant(message)) return true;
-    this.deps.logger.warn({ messageId: message.id, type: message.type, from: message.from }, 'ignored an unsigned or forged protocol message');
-    return false;
-  }
-
-  /** Puts messages into the conversation; plan answers change what the teammate may do. */
-  private inject(messages: readonly Message[]): boolean {
-    const { session, identity } = this.deps;
-    const blocks: { type: 'text'; text: string }[] = [];
-    for (const message of messages) {
-      if (message.type === 'plan_approval_response') {
-        const request = session.planRequests.find((r) => r.requestId === message.requestId);
-        if (message.from !== LEAD || !request || !this.granted(message)) {
-          this.deps.logger.warn({ messageId: message.id, from: message.from }, 'ignored a plan answer that answers no request of ours');
-          continue;
-        }
-        request.answered = true;
-        const approved = message.approve === true && request.task !== null && request.claim !== null;
-        session.approvedPlan = approved ? { task: request.task!, claim: request.claim! } : null;
-        blocks.push({ type: 'text', text: planDirective(message.approve === true, message.content) });
-      } else if (message.type === 'shutdown_request') {
-        continue; // a signed one is answered before injection; this one was forged (already logged)
-      } else if (message.from !== identity.name) {
-        blocks.push({ type: 'text', text: messageDirective(message) });
-      }
-    }
-    if (blocks.length > 0) appendUser(session.messages, blocks);
-    return blocks.length > 0;
   }
 
   private answerShutdown(request: Message): void {
@@ -420,7 +337,7 @@ export class TeammateRuntime {
   }
 
   private toolContext(): ToolContext {
-    const { identity, board, mailbox, session } = this.deps;
+    const { identity, board, mailbox } = this.deps;
     return {
       name: identity.name,
       workspace: identity.workspace,
@@ -432,39 +349,19 @@ export class TeammateRuntime {
       claims: this.claims,
       control: {
         submitPlan: (plan) => {
-          const task = this.currentTask;
-          const request = mailbox.send({
-            from: identity.name,
-            to: LEAD,
-            type: 'plan_approval_request',
-            content: plan,
-            ...(task ? { extra: { taskId: task.id } } : {}),
-          });
-          session.planRequests.push({ requestId: request.requestId!, task: task?.id ?? null, claim: task?.claim ?? null, answered: false });
+          const requestId = this.plans.submit(plan, this.currentTask);
           this.save();
-          return request.requestId!;
+          return requestId;
         },
       },
     };
-  }
-
-  private remember(messages: readonly Message[]): void {
-    this.deps.session.handled.push(...messages.map((m) => m.id));
   }
 
   private save(): void {
     this.deps.sessions.save(this.deps.session);
   }
 
-  /** Tells the daemon what it is doing, only when that changes (each report rewrites the roster). */
   private report(status: 'idle' | 'working'): void {
-    const task = this.currentTask?.id ?? null;
-    const waiting = this.backoff && Date.now() < this.backoff.until ? this.backoff : null;
-    const problem = waiting ? `model unavailable: ${waiting.reason}` : null;
-    const retryAt = waiting ? new Date(waiting.until).toISOString() : null;
-    const key = JSON.stringify([status, task, problem, retryAt]);
-    if (this.reported === key) return;
-    this.reported = key;
-    this.deps.link.send({ type: 'status', status, task, problem, retryAt });
+    this.status.send(status, this.currentTask?.id ?? null, this.backoff);
   }
 }

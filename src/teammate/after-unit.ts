@@ -1,0 +1,71 @@
+import type { TurnEnd } from '../agent/loop.js';
+import { describeModelError, failureClass, ModelError } from '../model/model-errors.js';
+
+/** How a unit of work ended: its last turn_end, or the error that ended it. */
+export type UnitEnd =
+  { readonly kind: 'turn_end'; readonly reason: TurnEnd; readonly text?: string | undefined } | { readonly kind: 'error'; readonly error: unknown };
+
+/** What is true of the teammate's task when a unit ends. */
+export interface UnitFacts {
+  /** It still owns an open task (in progress, its name on it). */
+  readonly ownsTask: boolean;
+  /** A plan for this claim of the task is with the lead. */
+  readonly awaitingPlan: boolean;
+  /** Reminders already given for this task in this stretch of work. */
+  readonly reminders: number;
+}
+
+/** Reminders a model gets when it ends its turn with its task unfinished, before the task goes back to the board. */
+export const MAX_REMINDERS = 2;
+
+export type AfterUnit =
+  | { readonly action: 'nothing' }
+  | { readonly action: 'remind' }
+  | { readonly action: 'give-back'; readonly why: string }
+  | { readonly action: 'refused'; readonly text: string }
+  | { readonly action: 'budget-spent' }
+  /** A model outage outlasted the retries: the task goes back, the teammate waits. */
+  | { readonly action: 'outage'; readonly reason: string }
+  /** The key or the model is refused: the teammate stops taking work. */
+  | { readonly action: 'unusable'; readonly reason: string }
+  /** The task fails; `freshConversation` when the API refused the conversation itself. */
+  | { readonly action: 'fail'; readonly error: unknown; readonly freshConversation: boolean };
+
+/**
+ * What a teammate does when a unit of work ends (docs/teammate.md, "Stop reasons and model
+ * errors"). Pure: the runtime carries the action out.
+ */
+export function decideAfterUnit(end: UnitEnd, facts: UnitFacts): AfterUnit {
+  if (end.kind === 'error') {
+    const reason = describeModelError(end.error);
+    switch (failureClass(end.error)) {
+      case 'aborted':
+        return { action: 'nothing' };
+      case 'transient':
+        return { action: 'outage', reason };
+      case 'fatal':
+        return { action: 'unusable', reason };
+      case 'prompt_too_long':
+      case 'task': {
+        const refusedConversation = end.error instanceof ModelError && (end.error.kind === 'bad_request' || end.error.kind === 'prompt_too_long');
+        return { action: 'fail', error: end.error, freshConversation: refusedConversation };
+      }
+    }
+  }
+  switch (end.reason) {
+    case 'refusal':
+      return { action: 'refused', text: end.text ?? '' };
+    case 'budget':
+      return { action: 'budget-spent' };
+    case 'stopped':
+      return { action: 'nothing' };
+    case 'step_limit':
+      return facts.ownsTask ? { action: 'give-back', why: 'it made too many model calls in a row on it without finishing' } : { action: 'nothing' };
+    case 'end_turn':
+    case 'idle':
+      // Waiting for the lead's answer to its plan is not leaving the task: the answer wakes it.
+      if (!facts.ownsTask || facts.awaitingPlan) return { action: 'nothing' };
+      if (facts.reminders < MAX_REMINDERS) return { action: 'remind' };
+      return { action: 'give-back', why: `the model ended its turn ${facts.reminders + 1} times without completing or failing it` };
+  }
+}

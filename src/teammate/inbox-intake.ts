@@ -1,0 +1,70 @@
+import { appendUser } from '../agent/conversation.js';
+import { messageDirective } from '../agent/directives.js';
+import type { InboxConsumer } from '../inbox/consumer.js';
+import type { Message } from '../inbox/message.js';
+import type { Logger } from '../logger.js';
+import type { PlanGate } from './plan-gate.js';
+import type { Session } from './session-store.js';
+
+export interface Intake {
+  /** A signed shutdown request: the teammate answers it and ends. */
+  readonly shutdown: Message | null;
+  /** Something was put into the conversation for the model to answer. */
+  readonly injected: boolean;
+}
+
+/**
+ * Moves new inbox messages into the conversation, once each (their ids are remembered in the
+ * session, saved before the cursor moves). Grants — plan answers, shutdown requests — count only
+ * with the person's or the daemon's signature.
+ */
+export class InboxIntake {
+  constructor(
+    private readonly deps: {
+      readonly name: string;
+      readonly session: Session;
+      readonly consumer: InboxConsumer;
+      readonly plans: PlanGate;
+      readonly verifyGrant: (message: Message) => boolean;
+      readonly save: () => void;
+      readonly logger: Logger;
+    },
+  ) {}
+
+  take(): Intake {
+    const { consumer, session } = this.deps;
+    const batch = consumer.read();
+    if (batch.messages.length === 0) return { shutdown: null, injected: false };
+    const shutdown = batch.messages.find((m) => m.type === 'shutdown_request' && this.granted(m)) ?? null;
+    // Messages beside a shutdown request still reach the saved conversation: none is lost.
+    const injected = this.inject(batch.messages);
+    session.handled.push(...batch.messages.map((m) => m.id));
+    this.deps.save();
+    consumer.commit(batch);
+    return { shutdown, injected };
+  }
+
+  private inject(messages: readonly Message[]): boolean {
+    const blocks: { type: 'text'; text: string }[] = [];
+    for (const message of messages) {
+      if (message.type === 'plan_approval_response') {
+        const text = this.granted(message) ? this.deps.plans.answer(message) : null;
+        if (text === null) this.deps.logger.warn({ messageId: message.id, from: message.from }, 'ignored a plan answer that answers no request of ours');
+        else blocks.push({ type: 'text', text });
+      } else if (message.type === 'shutdown_request') {
+        continue; // a signed one ends the teammate before injection; this one was forged (already logged)
+      } else if (message.from !== this.deps.name) {
+        blocks.push({ type: 'text', text: messageDirective(message) });
+      }
+    }
+    if (blocks.length > 0) appendUser(this.deps.session.messages, blocks);
+    return blocks.length > 0;
+  }
+
+  /** A grant signed by the person or the daemon; anything else is logged and ignored. */
+  private granted(message: Message): boolean {
+    if (this.deps.verifyGrant(message)) return true;
+    this.deps.logger.warn({ messageId: message.id, type: message.type, from: message.from }, 'ignored an unsigned or forged protocol message');
+    return false;
+  }
+}

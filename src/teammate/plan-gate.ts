@@ -1,0 +1,58 @@
+import type { Task } from '../board/task.js';
+import type { Mailbox } from '../inbox/mailbox.js';
+import type { Message } from '../inbox/message.js';
+import { planDirective } from '../agent/directives.js';
+import { LEAD } from '../roster/roster.js';
+import type { Session } from './session-store.js';
+
+/**
+ * A `--plan` teammate's plans: each request names the claim of the task it is for, and an
+ * approval opens the tools that change things for that one claim only — a later task, or the
+ * same task claimed again, needs its own approved plan.
+ */
+export class PlanGate {
+  constructor(
+    private readonly deps: {
+      readonly name: string;
+      readonly required: boolean;
+      readonly session: Session;
+      readonly mailbox: Mailbox;
+    },
+  ) {}
+
+  /** Whether tools that need an approved plan may run now. */
+  approved(task: Task | null): boolean {
+    if (!this.deps.required) return true;
+    const plan = this.deps.session.approvedPlan;
+    return task !== null && plan?.task === task.id && plan.claim === task.claim;
+  }
+
+  /** A plan for this claim of the task is with the lead: ending the turn is waiting, not leaving. */
+  awaitingAnswer(task: Task): boolean {
+    return this.deps.session.planRequests.some((r) => !r.answered && r.task === task.id && r.claim === task.claim);
+  }
+
+  /** Sends the plan to the lead; returns the request id. */
+  submit(plan: string, task: Task | null): string {
+    const request = this.deps.mailbox.send({
+      from: this.deps.name,
+      to: LEAD,
+      type: 'plan_approval_request',
+      content: plan,
+      ...(task ? { extra: { taskId: task.id } } : {}),
+    });
+    this.deps.session.planRequests.push({ requestId: request.requestId!, task: task?.id ?? null, claim: task?.claim ?? null, answered: false });
+    return request.requestId!;
+  }
+
+  /** Takes the lead's (already verified) answer to one of our requests: the text for the model, or null if it answers none. */
+  answer(message: Message): string | null {
+    const { session } = this.deps;
+    const request = session.planRequests.find((r) => r.requestId === message.requestId);
+    if (message.from !== LEAD || !request) return null;
+    request.answered = true;
+    const approved = message.approve === true && request.task !== null && request.claim !== null;
+    session.approvedPlan = approved ? { task: request.task!, claim: request.claim! } : null;
+    return planDirective(message.approve === true, message.content);
+  }
+}

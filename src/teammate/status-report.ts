@@ -1,0 +1,19 @@
+import type { DaemonLink } from './daemon-link.js';
+import type { ModelBackoff } from './model-backoff.js';
+
+/** Tells the daemon what the teammate does, only when that changes (each report rewrites the roster). */
+export class StatusReport {
+  private last: string | null = null;
+
+  constructor(private readonly link: DaemonLink) {}
+
+  send(status: 'idle' | 'working', task: number | null, backoff: ModelBackoff | null, now = Date.now()): void {
+    const waiting = backoff && now < backoff.until ? backoff : null;
+    const problem = waiting ? `model unavailable: ${waiting.reason}` : null;
+    const retryAt = waiting ? new Date(waiting.until).toISOString() : null;
+    const key = JSON.stringify([status, task, problem, retryAt]);
+    if (this.last === key) return;
+    this.last = key;
+    this.link.send({ type: 'status', status, task, problem, retryAt });
+  }
+}
