@@ -268,6 +268,14 @@ describe('teamd-calls: any tool driven end to end', () => {
   });
 });
 
+describe('a scripted step that cannot be played', () => {
+  it('a scripted call of an unknown tool is reported in the daemon log, naming the file, and skipped; the task completes', async () => {
+    const { done, log } = await team([{ toolUse: { name: 'launch_rockets', input: {} } }]);
+    expect((await done(1)).status).toBe('completed');
+    expect(log('daemon')).toMatch(/offline-script\.json: a step for alice calls the unknown tool \\"launch_rockets\\"/);
+  });
+});
+
 describe('a saved conversation the API would refuse', () => {
   it('is repaired when the teammate starts (a call without its result, blank text), and the next task completes', async () => {
     const { dir, done, log } = await team([], { spawn: false });

@@ -41,6 +41,7 @@ interface Cursor {
 export class OfflineScript {
   private readonly cursors = new Map<string, Cursor>();
   private reported: string | null = null;
+  private readonly problems = new Set<string>();
 
   /** `onInvalid` hears, once per damaged version, why the script file is ignored. */
   constructor(
@@ -68,6 +69,13 @@ export class OfflineScript {
       cursor.used = 0;
     }
     return null;
+  }
+
+  /** A step that cannot be played as written: said once per distinct problem, naming the file. */
+  report(problem: string): void {
+    if (this.problems.has(problem)) return;
+    this.problems.add(problem);
+    this.onInvalid(`${this.file}: ${problem}. Fix it (see docs/teammate.md#models)`);
   }
 
   private read(): Record<string, ScriptStep[]> | null {

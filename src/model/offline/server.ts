@@ -102,7 +102,7 @@ export class OfflineModelServer {
       logger.warn({ status: violation.status, error: violation.message }, 'offline model: refused a request the API would refuse');
       return sendApiError(res, violation.status, violation.type, violation.message);
     }
-    const step = this.deps.script.next(teammate);
+    const step = this.usableStep(this.deps.script.next(teammate), request, teammate);
     if (step) logger.info({ step }, 'offline model: scripted response');
     if (step && 'drop' in step) return void req.socket.destroy();
     if (step && 'status' in step) return sendScriptedError(res, step, request);
@@ -111,6 +111,16 @@ export class OfflineModelServer {
     if (request.stream) return streamMessage(res, message, shape);
     if (shape.stall) return; // a stall without streaming: the headers never come
     return sendJsonMessage(res, message);
+  }
+
+  /** A scripted tool call must name a tool the request offers; one that does not is reported (naming the file) and skipped. */
+  private usableStep(step: ScriptStep | null, request: RawRequest, teammate: string): ScriptStep | null {
+    const call = step && 'toolUse' in step ? step.toolUse : step && 'truncatedToolUse' in step ? step.truncatedToolUse : null;
+    if (!call) return step;
+    const offered = (request.tools ?? []).map((t) => t.name);
+    if (offered.includes(call.name)) return step;
+    this.deps.script.report(`a step for ${teammate} calls the unknown tool "${call.name}" (offered: ${offered.join(', ') || 'none'}); the step is skipped`);
+    return null;
   }
 
   private decide(request: RawRequest, teammate: string): OfflineTurn {
