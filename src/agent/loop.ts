@@ -49,7 +49,8 @@ const DEFAULT_MAX_STEPS = 100;
  *
  * Stop reasons: `pause_turn` continues the same assistant turn; `max_tokens` mid-text asks the
  * model to continue, mid-tool-call answers the cut-off call as not run and raises the output
- * limit; `refusal` ends the unit without storing the refused turn.
+ * limit; `model_context_window_exceeded` does the same after compacting; `refusal` ends the unit
+ * without storing the refused turn.
  */
 export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): AsyncGenerator<AgentEvent, void, undefined> {
   let compactedAfterError = false;
@@ -57,6 +58,8 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
   let maxTokens = deps.maxTokens;
   /** After pause_turn: the next answer extends the last assistant message. */
   let extending = false;
+  /** The model stopped because the context window filled up: compact before the next call. */
+  let windowFull = false;
   for (let steps = 0; ; steps++) {
     if (deps.shouldStop()) return yield { type: 'turn_end', reason: 'stopped' };
     if (steps >= (deps.maxSteps ?? DEFAULT_MAX_STEPS)) return yield { type: 'turn_end', reason: 'step_limit' };
@@ -64,7 +67,8 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
     if (deps.overBudget(messages)) return yield { type: 'turn_end', reason: 'budget' };
     let response: ModelResponse;
     try {
-      const how = await deps.compactor.maybeCompact(messages, deps.system, false, deps.tools.apiTools());
+      const how = await deps.compactor.maybeCompact(messages, deps.system, windowFull, deps.tools.apiTools());
+      windowFull = false;
       if (how !== 'none') yield { type: 'compacted', how };
       response = await deps.model.create({ system: deps.system, messages, tools: deps.tools.apiTools(), maxTokens }, deps.ctx.signal);
     } catch (error) {
@@ -97,7 +101,9 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
       continue;
     }
     const uses = content.filter((block) => block.type === 'tool_use');
-    if (response.stopReason === 'max_tokens' && uses.length > 0) {
+    windowFull = response.stopReason === 'model_context_window_exceeded';
+    const cutOff = response.stopReason === 'max_tokens' || windowFull;
+    if (cutOff && uses.length > 0) {
       // The last call's input was cut off: no call of this answer runs; the model makes them again with room to spare.
       maxTokens = Math.min(maxTokens * 2, deps.maxTokensCap ?? maxTokens * 2);
       messages.push({
@@ -108,7 +114,7 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
       continue;
     }
     if (uses.length === 0) {
-      if (response.stopReason === 'max_tokens' && continues < MAX_CONTINUES) {
+      if (cutOff && continues < MAX_CONTINUES) {
         continues++;
         maxTokens = Math.min(maxTokens * 2, deps.maxTokensCap ?? maxTokens * 2);
         appendUser(messages, [{ type: 'text', text: continueDirective('text') }]);

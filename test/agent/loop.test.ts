@@ -191,4 +191,18 @@ describe('Compactor', () => {
     expect(events.at(-1)).toEqual({ type: 'turn_end', reason: 'stopped' });
     expect(events.some((e) => e.type === 'error')).toBe(false);
   });
+
+  it('model_context_window_exceeded: compacts before the next call, then asks the model to continue', async () => {
+    const big = 'x'.repeat(4_000);
+    const model = new FakeModel([reply([text('partial')], 'model_context_window_exceeded'), reply([text('summary')]), reply([text('rest')])]);
+    const messages: ChatMessage[] = [
+      { role: 'user', content: [text(`[teamd:task id=1]\n${big}`)] },
+      { role: 'assistant', content: [text('ok')] },
+      { role: 'user', content: [text('go on')] },
+    ];
+    const events = await run(model, messages);
+    expect(events.filter((e) => e.type === 'compacted')).toEqual([{ type: 'compacted', how: 'summarized' }]);
+    expect(JSON.stringify(model.requests[2]!.messages)).toContain('[teamd:continue]');
+    expect(JSON.stringify(model.requests[2]!.messages)).not.toContain(big);
+  });
 });
