@@ -100,11 +100,16 @@ export class TaskOutcomes {
 
   private async failWithNotice(task: Task | null, reason: string, otherwise: string): Promise<void> {
     if (task && this.ownsOpen(task.id)) {
-      await this.deps.board.fail(task.id, { owner: this.deps.name, claim: this.deps.claims.get(task.id) }, reason);
-      this.tell('task_failed', `task ${task.id} failed: ${reason}`, task.id);
-    } else {
-      this.tell('message', otherwise);
+      try {
+        await this.deps.board.fail(task.id, { owner: this.deps.name, claim: this.deps.claims.get(task.id) }, reason);
+        this.tell('task_failed', `task ${task.id} failed: ${reason}`, task.id);
+        return;
+      } catch (error) {
+        // Taken away meanwhile (cancelled, released by the lead): the lead still hears what happened.
+        this.deps.logger.warn({ err: error, taskId: task.id }, 'could not mark the task failed');
+      }
     }
+    this.tell('message', otherwise);
   }
 
   private tell(type: 'message' | 'task_completed' | 'task_failed', content: string, taskId?: number): void {
