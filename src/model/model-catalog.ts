@@ -10,6 +10,8 @@ export interface ModelInfo {
   /** The largest max_tokens a request may ask for. */
   readonly maxOutputTokens: number;
   readonly contextWindowTokens: number;
+  /** The shortest prompt prefix it caches. */
+  readonly minCacheableTokens: number;
   /** The day it stops being served (the SDK's deprecation list), if announced. */
   readonly retiresOn?: string;
 }
@@ -19,6 +21,7 @@ const model = (id: string, displayName: string, maxOutputTokens: number, retires
   displayName,
   maxOutputTokens,
   contextWindowTokens: 200_000,
+  minCacheableTokens: id.includes('haiku') ? 2048 : 1024,
   ...(retiresOn ? { retiresOn } : {}),
 });
 

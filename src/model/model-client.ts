@@ -64,8 +64,8 @@ type Sdk = typeof import('@anthropic-ai/sdk');
 /**
  * The real SDK, used for both the real API and the offline model (its baseURL), streaming, with
  * a stall watchdog. It is loaded on the first call, so a teammate is ready before it needs a
- * model. The stable prefix — system prompt and tools — is marked for prompt caching; errors
- * come out as ModelError.
+ * model. The tools, the system prompt and the end of the conversation are marked for prompt
+ * caching; errors come out as ModelError.
  */
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
   let loaded: { sdk: Sdk; client: Anthropic } | null = null;
@@ -103,7 +103,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
             max_tokens: request.maxTokens,
             system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }],
             tools,
-            messages: request.messages as Anthropic.MessageParam[],
+            messages: withMovingBreakpoint(request.messages),
           },
           { signal: controller.signal },
         );
@@ -119,6 +119,19 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       }
     },
   };
+}
+
+/**
+ * The conversation with a cache breakpoint on its last block, so each call reads the previous
+ * call's prompt from the cache and writes only what is new: with the system prompt's and the
+ * tools' breakpoints, three of the API's four. The session's own messages are not changed.
+ */
+export function withMovingBreakpoint(messages: readonly ChatMessage[]): Anthropic.MessageParam[] {
+  return messages.map((message, index) => {
+    if (index !== messages.length - 1 || message.content.length === 0) return message as Anthropic.MessageParam;
+    const content = message.content.map((block, i) => (i === message.content.length - 1 ? { ...block, cache_control: { type: 'ephemeral' as const } } : block));
+    return { role: message.role, content } as Anthropic.MessageParam;
+  });
 }
 
 function toResponse(message: Anthropic.Message): ModelResponse {

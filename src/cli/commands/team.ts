@@ -39,8 +39,8 @@ function memberProblem(m: ReturnType<typeof memberView>, now: Date): string | nu
 
 function formatMembers(members: ReturnType<typeof memberView>[]): string {
   if (members.length === 0) return 'no teammates (add one: teamd spawn <name> <role>)\n';
-  const tokens = (m: ReturnType<typeof memberView>): string =>
-    m.usage ? String(m.usage.inputTokens + m.usage.outputTokens + m.usage.cacheReadTokens + m.usage.cacheWriteTokens) : '-';
+  const count = (m: ReturnType<typeof memberView>, key: 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens'): string =>
+    m.usage ? String(m.usage[key]) : '-';
   const rows = members.map((m) => [
     m.name,
     m.role,
@@ -48,9 +48,13 @@ function formatMembers(members: ReturnType<typeof memberView>[]): string {
     m.pid === null ? '-' : String(m.pid),
     m.task === null ? '-' : String(m.task),
     String(m.restarts),
-    tokens(m),
+    count(m, 'inputTokens'),
+    count(m, 'outputTokens'),
+    count(m, 'cacheReadTokens'),
+    count(m, 'cacheWriteTokens'),
+    cacheShare(m.usage),
   ]);
-  const header = ['NAME', 'ROLE', 'STATUS', 'PID', 'TASK', 'RESTARTS', 'TOKENS'];
+  const header = ['NAME', 'ROLE', 'STATUS', 'PID', 'TASK', 'RESTARTS', 'IN', 'OUT', 'CACHE-READ', 'CACHE-WRITE', 'CACHED'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   return `${[header, ...rows]
     .map((row) =>
@@ -60,6 +64,13 @@ function formatMembers(members: ReturnType<typeof memberView>[]): string {
         .trimEnd(),
     )
     .join('\n')}\n`;
+}
+
+/** The share of input tokens read from the prompt cache (what makes long conversations cheap). */
+function cacheShare(usage: ReturnType<typeof memberView>['usage']): string {
+  if (!usage) return '-';
+  const input = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+  return input === 0 ? '-' : `${Math.round((100 * usage.cacheReadTokens) / input)}%`;
 }
 
 export function spawnCommand(io: Io): Command {

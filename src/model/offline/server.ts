@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Logger } from '../../logger.js';
 import { servedModel } from '../model-catalog.js';
 import { decideOffline, type OfflineBlock, type OfflineTurn } from './policy.js';
+import { PromptCache } from './prompt-cache.js';
 import { estimateTokens, findViolation, promptTokens, textAfterToolResults, type RawRequest } from './request-rules.js';
 import { sendApiError, sendJson, sendJsonMessage, streamMessage, type OfflineMessage, type StreamShape } from './respond.js';
 import type { OfflineScript, ScriptStep } from './script.js';
@@ -38,7 +39,7 @@ export interface OfflineServerDeps {
  * in the API's error shape, and misbehaves when a teammate's script says so.
  */
 export class OfflineModelServer {
-  private readonly cacheWarm = new Set<string>();
+  private readonly caches = new Map<number, PromptCache>();
 
   private constructor(
     private readonly server: http.Server,
@@ -107,7 +108,7 @@ export class OfflineModelServer {
     if (step && 'drop' in step) return void req.socket.destroy();
     if (step && 'status' in step) return sendScriptedError(res, step, request);
     const { turn, shape } = step ? scriptedTurn(step) : { turn: this.decide(request, teammate), shape: {} };
-    const message = this.bill(request, teammate, turn);
+    const message = this.bill(request, turn);
     if (request.stream) return streamMessage(res, message, shape);
     if (shape.stall) return; // a stall without streaming: the headers never come
     return sendJsonMessage(res, message);
@@ -132,21 +133,18 @@ export class OfflineModelServer {
     return decideOffline({ teammate, system, tools, messages: request.messages });
   }
 
-  private bill(request: RawRequest, teammate: string, turn: OfflineTurn): OfflineMessage {
-    const prefixTokens = estimateTokens(JSON.stringify(request.system ?? '')) + estimateTokens(JSON.stringify(request.tools ?? []));
-    const warm = this.cacheWarm.has(teammate);
-    this.cacheWarm.add(teammate);
+  /** Usage as the API bills it, computed on the request's own bytes (prompt-cache.ts). */
+  private bill(request: RawRequest, turn: OfflineTurn): OfflineMessage {
+    const min = servedModel(request.model, this.deps.now?.() ?? new Date())?.minCacheableTokens ?? 1024;
+    let cache = this.caches.get(min);
+    if (!cache) this.caches.set(min, (cache = new PromptCache({ minCacheableTokens: min })));
+    const billed = cache.bill(request);
     return {
       id: `msg_offline_${Date.now().toString(36)}`,
       model: request.model,
       content: turn.content,
       stop_reason: turn.stop_reason,
-      usage: {
-        input_tokens: Math.max(1, promptTokens(request) - prefixTokens),
-        output_tokens: estimateTokens(JSON.stringify(turn.content)),
-        cache_creation_input_tokens: warm ? 0 : prefixTokens,
-        cache_read_input_tokens: warm ? prefixTokens : 0,
-      },
+      usage: { ...billed, input_tokens: Math.max(1, billed.input_tokens), output_tokens: estimateTokens(JSON.stringify(turn.content)) },
     };
   }
 }
