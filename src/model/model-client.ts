@@ -128,9 +128,9 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
  */
 export function withMovingBreakpoint(messages: readonly ChatMessage[]): Anthropic.MessageParam[] {
   return messages.map((message, index) => {
-    if (index !== messages.length - 1 || message.content.length === 0) return message as Anthropic.MessageParam;
+    if (index !== messages.length - 1 || message.content.length === 0) return message;
     const content = message.content.map((block, i) => (i === message.content.length - 1 ? { ...block, cache_control: { type: 'ephemeral' as const } } : block));
-    return { role: message.role, content } as Anthropic.MessageParam;
+    return { role: message.role, content };
   });
 }
 
