@@ -16,7 +16,12 @@ export type Directive =
   | { readonly kind: 'remind'; readonly id: number }
   /** The task went back to the board: the teammate no longer owns it. */
   | { readonly kind: 'released'; readonly id: number }
-  | { readonly kind: 'summary' };
+  | { readonly kind: 'summary' }
+  /** The instruction of a summary request. */
+  | { readonly kind: 'summarize' };
+
+/** In the system prompt of a teammate that must have its plan approved. */
+export const PLAN_REQUIRED_MARKER = '[teamd:plan-required]';
 
 const TAG = /^\[teamd:(\w+)((?: [a-z]+=[^\s\]]+)*)\]/;
 
@@ -49,6 +54,8 @@ export function parseDirective(text: string): Directive | null {
       return { kind: 'released', id: Number(attrs.task) };
     case 'summary':
       return { kind: 'summary' };
+    case 'summarize':
+      return { kind: 'summarize' };
     default:
       return null;
   }
@@ -84,4 +91,17 @@ export function continueDirective(why: 'text' | 'tool'): string {
   return why === 'text'
     ? '[teamd:continue]\nYou reached the output limit. Continue exactly where you stopped.'
     : '[teamd:continue]\nYou reached the output limit in the middle of a tool call, so it was not run. Make the call again, smaller (split large content over several calls).';
+}
+
+export function summarizeDirective(): string {
+  return '[teamd:summarize]\nSummarize the conversation above for yourself, to replace it: decisions, files touched, task ids and their state, what is done and what is left of your current task, open questions. Be brief. Answer with text only; do not call tools.';
+}
+
+export function summaryDirective(summary: string): string {
+  return `[teamd:summary]\nEarlier conversation, summarized:\n${summary}`;
+}
+
+/** After a summary or a rebuild: the task it still works on, in full. */
+export function currentTaskDirective(task: Pick<Task, 'id' | 'subject' | 'description'>): string {
+  return `[teamd:resume task=${task.id}]\nYour conversation was shortened. You still own task ${task.id}: ${task.subject}\n\n${task.description}\n\nGo on from where the summary says you are, then finish it with complete_task or fail_task.`;
 }

@@ -2,7 +2,7 @@ import type { ChatMessage, ContentBlock, ModelClient, ModelResponse, Usage } fro
 import { failureClass } from '../model/model-errors.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ToolContext, ToolEffect } from '../tools/tool.js';
-import type { Compactor } from './compactor.js';
+import type { CompactionHow, Compactor } from './compactor.js';
 import { appendUser } from './conversation.js';
 import { continueDirective } from './directives.js';
 
@@ -13,7 +13,7 @@ export type AgentEvent =
   | { type: 'tool_call'; id: string; name: string; input: unknown }
   | { type: 'tool_result'; id: string; name: string; content: string; isError: boolean; effect?: ToolEffect | undefined }
   | { type: 'usage'; usage: Usage }
-  | { type: 'compacted'; how: 'trimmed' | 'summarized' }
+  | { type: 'compacted'; how: CompactionHow }
   /** The conversation changed and is consistent: a moment to save it. */
   | { type: 'step' }
   /** `text`: what the model said when it refused. */
@@ -53,7 +53,8 @@ const DEFAULT_MAX_STEPS = 100;
  * without storing the refused turn.
  */
 export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): AsyncGenerator<AgentEvent, void, undefined> {
-  let compactedAfterError = false;
+  /** Prompt-too-long answers in a row: the first compacts, the second rebuilds, the third is an error. */
+  let tooLong = 0;
   let continues = 0;
   let maxTokens = deps.maxTokens;
   /** After pause_turn: the next answer extends the last assistant message. */
@@ -67,26 +68,22 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
     if (deps.overBudget(messages)) return yield { type: 'turn_end', reason: 'budget' };
     let response: ModelResponse;
     try {
-      const how = await deps.compactor.maybeCompact(messages, deps.system, windowFull, deps.tools.apiTools());
+      const compaction = await deps.compactor.compact(messages, deps.system, deps.tools.apiTools(), windowFull);
       windowFull = false;
-      if (how !== 'none') yield { type: 'compacted', how };
+      for (const usage of compaction.usage) yield { type: 'usage', usage };
+      if (compaction.how !== 'none') yield { type: 'compacted', how: compaction.how };
       response = await deps.model.create({ system: deps.system, messages, tools: deps.tools.apiTools(), maxTokens }, deps.ctx.signal);
     } catch (error) {
       // A call cut short by a stop is not a failure: the work resumes after the restart.
       if (deps.shouldStop() || failureClass(error) === 'aborted') return yield { type: 'turn_end', reason: 'stopped' };
-      if (failureClass(error) === 'prompt_too_long' && !compactedAfterError) {
-        compactedAfterError = true;
-        try {
-          const forced = await deps.compactor.maybeCompact(messages, deps.system, true, deps.tools.apiTools());
-          yield { type: 'compacted', how: forced === 'none' ? 'trimmed' : forced };
-          continue;
-        } catch (compactError) {
-          return yield { type: 'error', error: compactError };
-        }
-      }
-      return yield { type: 'error', error };
+      if (failureClass(error) !== 'prompt_too_long' || tooLong >= 2) return yield { type: 'error', error };
+      // Too long: summarize first; still too long (or the summary itself was): start over from identity, task and summary.
+      tooLong++;
+      if (tooLong === 1) windowFull = true;
+      else yield { type: 'compacted', how: deps.compactor.rebuild(messages) };
+      continue;
     }
-    compactedAfterError = false;
+    tooLong = 0;
     yield { type: 'usage', usage: response.usage };
     const said = response.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
     if (response.stopReason === 'refusal') return yield { type: 'turn_end', reason: 'refusal', text: said.join('\n').trim() };

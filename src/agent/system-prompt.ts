@@ -1,4 +1,4 @@
-import { PLAN_REQUIRED_MARKER } from '../model/offline/policy.js';
+import { PLAN_REQUIRED_MARKER } from './directives.js';
 
 export interface Identity {
   readonly name: string;

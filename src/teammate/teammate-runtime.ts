@@ -1,6 +1,6 @@
 import { Compactor } from '../agent/compactor.js';
 import { appendUser, estimateTokens } from '../agent/conversation.js';
-import { releasedDirective, remindDirective, resumeDirective, taskDirective } from '../agent/directives.js';
+import { currentTaskDirective, releasedDirective, remindDirective, resumeDirective, taskDirective } from '../agent/directives.js';
 import { runAgent, type AgentEvent } from '../agent/loop.js';
 import { identityDirective, systemPrompt, type Identity } from '../agent/system-prompt.js';
 import type { Board } from '../board/board.js';
@@ -99,7 +99,7 @@ export class TeammateRuntime {
     this.compactor = new Compactor({
       model: deps.model,
       thresholdTokens: deps.compactThresholdTokens,
-      identity: () => identityDirective(deps.identity, this.currentTask),
+      context: () => [identityDirective(deps.identity, this.currentTask), ...(this.currentTask ? [currentTaskDirective(this.currentTask)] : [])],
     });
   }
 
@@ -233,8 +233,8 @@ export class TeammateRuntime {
         if (task) this.closeTask(task, `it failed: ${describeModelError(after.error)}`);
         if (after.freshConversation) {
           // Keeping what the API refused would fail every later call the same way.
-          this.deps.logger.warn('the model API refused this conversation; starting a fresh one');
-          this.deps.session.messages.length = 0;
+          this.deps.logger.warn('the model API refused this conversation; rebuilt it from the identity and the latest summary');
+          this.compactor.rebuild(this.deps.session.messages);
           this.save();
         }
         return;

@@ -163,16 +163,22 @@ describe('model errors after the SDK retries', () => {
     },
   );
 
-  it('a 400 for a conversation the API refuses fails that task only: the teammate starts a fresh conversation and the next task completes', async () => {
-    const { done } = await team(
-      [
-        { status: 400, promptTooLong: true },
-        { status: 400, promptTooLong: true },
-      ],
-      { tasks: [sh('echo one'), sh('echo two')] },
-    );
+  it('prompt too long is compacted, then rebuilt; refused a third time, that task fails and the next one completes', async () => {
+    const { done, log } = await team([{ status: 400, promptTooLong: true, times: 3 }], { tasks: [sh('echo one'), sh('echo two')] });
     expect((await done(1)).status).toBe('failed');
     expect((await done(2)).status).toBe('completed');
+    expect(log('alice')).toContain('"how":"rebuilt"');
+  });
+
+  it('a conversation overflowing inside one task is summarized with the cut inside the task, and the task completes, each command once', async () => {
+    const { ws, done, log } = await team([], {
+      tasks: [sh(...Array.from({ length: 40 }, (_, i) => `echo ${i} >> progress.txt; seq 1 300`))],
+      settings: { compactThresholdTokens: 5_000, offlineContextTokens: 10_000 },
+    });
+    expect((await done(1)).status).toBe('completed');
+    expect(log('alice')).toContain('"how":"summarized"');
+    expect(fs.readFileSync(path.join(ws, 'progress.txt'), 'utf8')).toBe(Array.from({ length: 40 }, (_, i) => `${i}\n`).join(''));
+    expect(log('daemon')).not.toContain('would refuse');
   });
 });
 

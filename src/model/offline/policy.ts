@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseDirective, type Directive } from '../../agent/directives.js';
+import { parseDirective, PLAN_REQUIRED_MARKER, type Directive } from '../../agent/directives.js';
 
 /** The parts of a Messages API request the offline model looks at. */
 export interface OfflineRequest {
@@ -23,8 +23,7 @@ export interface OfflineTurn {
   readonly stop_reason: 'end_turn' | 'tool_use' | 'max_tokens' | 'pause_turn' | 'refusal';
 }
 
-export const SUMMARIZE_MARKER = '[teamd:summarize]';
-export const PLAN_REQUIRED_MARKER = '[teamd:plan-required]';
+export { PLAN_REQUIRED_MARKER } from '../../agent/directives.js';
 
 interface Step {
   readonly directive?: { directive: Directive; text: string };
@@ -40,8 +39,8 @@ interface Step {
  * teammates never ping-pong), and asks for plan approval first when the plan is required.
  */
 export function decideOffline(request: OfflineRequest): OfflineTurn {
-  if (request.system.includes(SUMMARIZE_MARKER)) return say(summarize(request));
   const steps = flatten(request.messages);
+  if (steps.at(-1)?.directive?.directive.kind === 'summarize') return say(summarize(steps));
   const last = lastIndex(
     steps,
     (s) => s.directive !== undefined && ['task', 'resume', 'message', 'plan', 'remind', 'released'].includes(s.directive.directive.kind),
@@ -83,12 +82,14 @@ function workOnTask(request: OfflineRequest, steps: readonly Step[], idle = 'Not
     if (uses.some((u) => u.name === 'submit_plan')) return say('Waiting for the lead to approve the plan.');
     return call('submit_plan', { plan: `Task ${id}: run ${commands.length} command(s):\n${commands.map((c) => `- ${c}`).join('\n')}` });
   }
+  const carried = openTask(steps)?.carried ?? 0;
   const scripted = teamdCalls(taskDirective.text);
   if (scripted)
     return runScriptedCalls(
       request,
       id,
       scripted,
+      carried,
       uses.filter((u) => u.name !== 'submit_plan' && results.has(u.id)),
       results,
     );
@@ -97,7 +98,7 @@ function workOnTask(request: OfflineRequest, steps: readonly Step[], idle = 'Not
   if (failed) {
     return call('fail_task', { id, reason: `\`${String(failed.input.command)}\` failed: ${tail(results.get(failed.id)!.text, 400)}` });
   }
-  if (bashRuns.length < commands.length) return call('bash', { command: commands[bashRuns.length] });
+  if (carried + bashRuns.length < commands.length) return call('bash', { command: commands[carried + bashRuns.length] });
   const outputs = bashRuns.map((u) => `$ ${String(u.input.command)}\n${results.get(u.id)!.text}`).join('\n');
   return call('complete_task', { id, result: tail(outputs || 'done (no commands)', 4000) });
 }
@@ -135,6 +136,8 @@ function runScriptedCalls(
   request: OfflineRequest,
   id: number,
   scripted: NonNullable<ReturnType<typeof teamdCalls>>,
+  /** Calls made before a summary replaced them. */
+  carried: number,
   done: readonly { id: string; name: string }[],
   results: ReadonlyMap<string, { text: string; isError: boolean }>,
 ): OfflineTurn {
@@ -142,12 +145,13 @@ function runScriptedCalls(
   const unknown = scripted.calls.find((c) => !request.tools.includes(c.name));
   if (unknown)
     return call('fail_task', { id, reason: `task ${id}: its teamd-calls block names an unknown tool "${unknown.name}" (known: ${request.tools.join(', ')})` });
-  for (const [i, use] of done.slice(0, scripted.calls.length).entries()) {
+  for (const [i, use] of done.slice(0, Math.max(0, scripted.calls.length - carried)).entries()) {
     const result = results.get(use.id)!;
-    if (result.isError && scripted.calls[i]!.allowError !== true) return call('fail_task', { id, reason: `${use.name} failed: ${tail(result.text, 400)}` });
+    if (result.isError && scripted.calls[carried + i]!.allowError !== true)
+      return call('fail_task', { id, reason: `${use.name} failed: ${tail(result.text, 400)}` });
   }
-  if (done.length < scripted.calls.length) {
-    const next = scripted.calls[done.length]!;
+  if (carried + done.length < scripted.calls.length) {
+    const next = scripted.calls[carried + done.length]!;
     return call(next.name, next.input);
   }
   const outputs = done.map((u) => `${u.name}: ${results.get(u.id)!.text}`).join('\n');
@@ -195,11 +199,33 @@ function flatten(messages: OfflineRequest['messages']): Step[] {
   return steps;
 }
 
-function summarize(request: OfflineRequest): string {
-  const steps = flatten(request.messages);
+/** A summary the offline model can pick up again: how far its open task got. */
+function summarize(steps: readonly Step[]): string {
   const tasks = [...new Set(steps.flatMap((s) => (s.directive && 'id' in s.directive.directive ? [s.directive.directive.id] : [])))];
   const tools = steps.filter((s) => s.toolUse).length;
-  return `Summary: ${request.messages.length} earlier messages, ${tools} tool calls${tasks.length ? `, about task(s) ${tasks.join(', ')}` : ''}.`;
+  const open = openTask(steps);
+  const progress = open ? ` Progress: task ${open.id}, ${open.carried + open.done.length} calls done.` : '';
+  return `Summary: ${tools} tool calls${tasks.length ? `, about task(s) ${tasks.join(', ')}` : ''}.${progress}`;
+}
+
+/** The task the conversation is on, the calls made for it since its directive, and those a summary says were made before. */
+function openTask(steps: readonly Step[]): { id: number; carried: number; done: { id: string; name: string }[] } | null {
+  const at = lastIndex(steps, (s) => s.directive?.directive.kind === 'task' || s.directive?.directive.kind === 'resume');
+  if (at === -1) return null;
+  const id = (steps[at]!.directive!.directive as { id: number }).id;
+  const origin = lastIndex(steps, (s) => s.directive?.directive.kind === 'task' && (s.directive.directive as { id: number }).id === id);
+  const since = steps.slice(origin === -1 ? at : origin);
+  const results = new Set(since.flatMap((s) => (s.result ? [s.result.id] : [])));
+  const done = since.flatMap((s) => (s.toolUse && s.toolUse.name !== 'submit_plan' && results.has(s.toolUse.id) ? [s.toolUse] : []));
+  // The original directive was summarized away: the summary says how far the task got.
+  const carried = origin === -1 ? carriedProgress(steps, id) : 0;
+  return { id, carried, done };
+}
+
+function carriedProgress(steps: readonly Step[], id: number): number {
+  const summary = steps.findLast((s) => s.directive?.directive.kind === 'summary');
+  const match = summary ? new RegExp(`Progress: task ${id}, (\\d+) calls done`).exec(summary.directive!.text) : null;
+  return match ? Number(match[1]) : 0;
 }
 
 let sequence = 0;
