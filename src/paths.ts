@@ -25,6 +25,8 @@ export interface StatePaths {
   readonly inboxFile: (name: string) => string;
   readonly cursorFile: (name: string) => string;
   readonly sessionFile: (name: string) => string;
+  /** A tool output too large for the conversation, kept whole for read_file. */
+  readonly outputFile: (name: string, callId: string) => string;
   readonly logFile: (name: string) => string;
 }
 
@@ -66,6 +68,7 @@ export function statePaths(stateDir: string): StatePaths {
     inboxFile: (name) => path.join(inboxDir, `${name}.jsonl`),
     cursorFile: (name) => path.join(cursorsDir, `${name}.json`),
     sessionFile: (name) => path.join(sessionsDir, `${name}.jsonl`),
+    outputFile: (name, callId) => path.join(root, 'outputs', name, `${callId}.txt`),
     logFile: (name) => path.join(logsDir, `${name}.log`),
   };
 }

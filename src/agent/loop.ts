@@ -126,7 +126,7 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
     let idle = false;
     for (const use of uses) {
       yield { type: 'tool_call', id: use.id, name: use.name, input: use.input };
-      const result = await deps.tools.run(use.name, use.input, deps.ctx);
+      const result = await deps.tools.run(use.name, use.input, deps.ctx, use.id);
       if (result.effect?.kind === 'idle') idle = true;
       yield { type: 'tool_result', id: use.id, name: use.name, content: result.content, isError: result.isError === true, effect: result.effect };
       results.push({ type: 'tool_result', tool_use_id: use.id, content: result.content, ...(result.isError ? { is_error: true } : {}) });

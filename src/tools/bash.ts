@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { defineTool } from './tool.js';
 
-const MAX_OUTPUT = 64 * 1024;
+/** Output kept in memory (the end of it); past MAX_RESULT_CHARS the whole is kept aside for read_file. */
+const MAX_OUTPUT = 4 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 120_000;
 /** After the command's process exits, how long its output pipes may stay open (held by a detached child) before they are cut. */
 const DRAIN_GRACE_MS = 500;
@@ -15,7 +16,7 @@ const DRAIN_GRACE_MS = 500;
  */
 export const bashTool = defineTool({
   name: 'bash',
-  description: 'Run a shell command in the workspace (bash -c). Returns the exit code and the combined output (the last 64 KiB).',
+  description: 'Run a shell command in the workspace (bash -c). Returns the exit code and the combined output (a large output: its head and tail, and a reference to read all of it).',
   input: z.object({
     command: z
       .string()

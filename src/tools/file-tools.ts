@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool, toolError, type ToolContext, type ToolResult } from './tool.js';
+import { readSpilled } from './output-spill.js';
 import { WorkspaceFs, WorkspacePathError } from './workspace-fs.js';
 
 const MAX_READ = 256 * 1024;
@@ -17,13 +18,14 @@ function failure(action: string, requested: string, error: unknown): ToolResult 
 
 export const readFileTool = defineTool({
   name: 'read_file',
-  description: 'Read a text file in the workspace (up to 256 KiB from an optional byte offset). Symlinks are not followed.',
+  description:
+    'Read a text file in the workspace (up to 256 KiB from an optional byte offset). Symlinks are not followed. Also reads a large tool output kept aside, by the teamd-output:<id> reference its preview gives.',
   input: z.object({ path: z.string().min(1), offset: z.number().int().nonnegative().optional() }),
   needsApprovedPlan: false,
   run: async (input, ctx) => {
     const offset = input.offset ?? 0;
     try {
-      const { text, size, length } = workspaceFs(ctx).read(input.path, offset, MAX_READ);
+      const { text, size, length } = readSpilled(input.path, ctx, offset, MAX_READ) ?? workspaceFs(ctx).read(input.path, offset, MAX_READ);
       const more = offset + length < size ? `\n…(${size - offset - length} more bytes: read again with offset ${offset + length})` : '';
       return { content: text + more };
     } catch (error) {

@@ -14,6 +14,7 @@ import {
   sendMessageTool,
   submitPlanTool,
 } from './team-tools.js';
+import { budgetResult } from './output-spill.js';
 import { toolError, type Tool, type ToolContext, type ToolResult } from './tool.js';
 
 export const ALL_TOOLS: readonly Tool[] = [
@@ -61,7 +62,12 @@ export class ToolRegistry {
     }));
   }
 
-  async run(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolResult> {
+  /** Runs a tool call; `callId` names a large output kept aside (output-spill.ts). */
+  async run(name: string, rawInput: unknown, ctx: ToolContext, callId?: string): Promise<ToolResult> {
+    return budgetResult(await this.runUnbudgeted(name, rawInput, ctx), { stateDir: ctx.stateDir, name: ctx.name, callId });
+  }
+
+  private async runUnbudgeted(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolResult> {
     const tool = this.byName.get(name);
     if (!tool) return toolError(`unknown tool ${JSON.stringify(name)}; available: ${[...this.byName.keys()].join(', ')}`);
     const parsed = tool.input.safeParse(rawInput);

@@ -170,6 +170,13 @@ describe('model errors after the SDK retries', () => {
     expect(log('alice')).toContain('"how":"rebuilt"');
   });
 
+  it('one command whose output alone would overflow the context window: the output is kept aside, and the task completes', async () => {
+    const { done, log, session } = await team([], { tasks: [sh('seq 1000 11500')], settings: { offlineContextTokens: 12_000 } });
+    expect((await done(1)).status).toBe('completed');
+    expect(session()).toContain('teamd-output:');
+    expect(log('daemon')).not.toContain('would refuse');
+  });
+
   it('a conversation overflowing inside one task is summarized with the cut inside the task, and the task completes, each command once', async () => {
     const { ws, done, log } = await team([], {
       tasks: [sh(...Array.from({ length: 40 }, (_, i) => `echo ${i} >> progress.txt; seq 1 300`))],

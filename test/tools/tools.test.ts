@@ -183,4 +183,19 @@ describe('tools', () => {
     await ctx.board.claim(1, 'alice');
     expect(await tools.run('complete_task', { id: 1, result: 'late' }, ctx)).toMatchObject({ isError: true, content: expect.stringContaining('STALE_CLAIM') });
   });
+
+  it('a large output is kept aside whole: the model gets its head, tail and a reference that read_file pages through', async () => {
+    const ctx = context();
+    const registry = new ToolRegistry();
+    const big = await registry.run('bash', { command: 'seq 1 20000' }, ctx, 'toolu_big1');
+    expect(big.content.length).toBeLessThan(10_000);
+    expect(big.content).toContain('teamd-output:toolu_big1');
+    expect(big.content).toMatch(/^exit code 0\n1\n2\n/);
+    expect(big.content).toMatch(/20000\n?$/);
+    const page = await registry.run('read_file', { path: 'teamd-output:toolu_big1', offset: 0 }, ctx);
+    expect(page.content.startsWith('exit code 0\n1\n2\n3\n')).toBe(true);
+    expect(page.content).toContain('\n12345\n');
+    expect((await registry.run('read_file', { path: 'teamd-output:../../etc/passwd' }, ctx)).isError).toBe(true);
+    expect((await registry.run('read_file', { path: 'teamd-output:toolu_nothing' }, ctx)).isError).toBe(true);
+  });
 });

@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomicSync } from '../fs/atomic-write.js';
+import { ensurePrivateDir } from '../fs/private-dir.js';
+import { statePaths } from '../paths.js';
+import type { ToolResult } from './tool.js';
+
+/** How read_file names a spilled output: `teamd-output:<tool call id>`. */
+export const OUTPUT_REF = 'teamd-output:';
+/** Past this, an output goes to a file and the conversation gets its head and tail. */
+export const MAX_RESULT_CHARS = 24_000;
+const PREVIEW_CHARS = 4_000;
+const CALL_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * Budgets a tool result when it is made: a large output is written whole under the state folder
+ * (`outputs/<teammate>/<call id>.txt`) and the model gets its head and tail and the reference
+ * read_file pages through. Small results pass unchanged.
+ */
+export function budgetResult(result: ToolResult, where: { stateDir: string; name: string; callId: string | undefined }, limit = MAX_RESULT_CHARS): ToolResult {
+  if (result.content.length <= limit || !where.callId || !CALL_ID.test(where.callId)) return result;
+  const file = statePaths(where.stateDir).outputFile(where.name, where.callId);
+  try {
+    ensurePrivateDir(path.dirname(file));
+    writeFileAtomicSync(file, result.content);
+  } catch {
+    // No room to keep it whole: the preview alone still keeps the conversation small.
+    return { ...result, content: preview(result.content, `the whole output could not be saved`) };
+  }
+  const ref = `${OUTPUT_REF}${where.callId}`;
+  return {
+    ...result,
+    content: preview(
+      result.content,
+      `the whole output (${result.content.length} characters) is in ${ref}: page through it with read_file {"path": "${ref}", "offset": n}`,
+    ),
+  };
+}
+
+function preview(text: string, note: string): string {
+  return `${text.slice(0, PREVIEW_CHARS)}\n[… ${text.length - 2 * PREVIEW_CHARS} characters not shown; ${note} …]\n${text.slice(-PREVIEW_CHARS)}`;
+}
+
+/** Reads a teammate's own spilled output from a byte offset; null when the reference is not one. */
+export function readSpilled(
+  ref: string,
+  where: { stateDir: string; name: string },
+  offset: number,
+  max: number,
+): { text: string; size: number; length: number } | null {
+  if (!ref.startsWith(OUTPUT_REF)) return null;
+  const id = ref.slice(OUTPUT_REF.length);
+  if (!CALL_ID.test(id)) throw new Error(`${ref} is not an output reference (expected ${OUTPUT_REF}<tool call id>)`);
+  const fd = fs.openSync(statePaths(where.stateDir).outputFile(where.name, id), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  try {
+    const size = fs.fstatSync(fd).size;
+    const buffer = Buffer.alloc(Math.max(0, Math.min(max, size - offset)));
+    const length = buffer.length > 0 ? fs.readSync(fd, buffer, 0, buffer.length, offset) : 0;
+    return { text: buffer.subarray(0, length).toString('utf8'), size, length };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
