@@ -11,6 +11,8 @@ export const OUTPUT_REF = 'teamd-output:';
 export const MAX_RESULT_CHARS = 24_000;
 const PREVIEW_CHARS = 4_000;
 const CALL_ID = /^[A-Za-z0-9_-]{1,128}$/;
+/** Outputs kept per teammate: the oldest go first, so the folder never grows without end. */
+const KEEP_FILES = 200;
 
 /**
  * Budgets a tool result when it is made: a large output is written whole under the state folder
@@ -23,6 +25,7 @@ export function budgetResult(result: ToolResult, where: { stateDir: string; name
   try {
     ensurePrivateDir(path.dirname(file));
     writeFileAtomicSync(file, result.content);
+    pruneOldest(path.dirname(file), KEEP_FILES);
   } catch {
     // No room to keep it whole: the preview alone still keeps the conversation small.
     return { ...result, content: preview(result.content, `the whole output could not be saved`) };
@@ -60,4 +63,11 @@ export function readSpilled(
   } finally {
     fs.closeSync(fd);
   }
+}
+
+function pruneOldest(dir: string, keep: number): void {
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.txt'));
+  if (files.length <= keep) return;
+  const byAge = files.map((f) => ({ f, at: fs.statSync(path.join(dir, f)).mtimeMs })).sort((a, b) => a.at - b.at);
+  for (const { f } of byAge.slice(0, files.length - keep)) fs.rmSync(path.join(dir, f), { force: true });
 }
