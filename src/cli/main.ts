@@ -7,7 +7,7 @@ import { logsCommand } from './commands/logs.js';
 import { approveCommand, rejectCommand } from './commands/plans.js';
 import { watchCommand } from './commands/watch.js';
 import { serviceCommand } from './commands/service.js';
-import { shutdownCommand, spawnCommand, statusCommand, teamCommand } from './commands/team.js';
+import { budgetCommand, shutdownCommand, spawnCommand, statusCommand, teamCommand } from './commands/team.js';
 import { broadcastCommand, inboxCommand, sendCommand } from './commands/messages.js';
 import { taskCommand } from './commands/task.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
@@ -50,6 +50,7 @@ Try it offline: teamd demo. Documentation: the docs/ folder of the package.`,
     .addCommand(stopCommand(io))
     .addCommand(spawnCommand(io))
     .addCommand(shutdownCommand(io))
+    .addCommand(budgetCommand(io))
     .addCommand(statusCommand(io))
     .addCommand(teamCommand(io))
     .addCommand(approveCommand(io))

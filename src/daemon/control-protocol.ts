@@ -18,6 +18,8 @@ export const controlRequestSchema = z.discriminatedUnion('op', [
   }),
   z.object({ op: z.literal('shutdown'), name: nameSchema, force: z.boolean() }),
   z.object({ op: z.literal('stop') }),
+  /** A teammate's token budget, or the team's (name null); wakes whoever stopped for a budget. */
+  z.object({ op: z.literal('budget'), name: nameSchema.nullable(), tokens: z.number().int().positive() }),
 ]);
 export type ControlRequest = z.infer<typeof controlRequestSchema>;
 

@@ -115,6 +115,8 @@ export class Daemon {
         return this.supervisor.spawn(request);
       case 'shutdown':
         return this.supervisor.shutdown(request.name, request.force);
+      case 'budget':
+        return this.supervisor.setBudget(request.name, request.tokens);
       case 'stop':
         // Answer first; the CLI then waits for this process to exit.
         setImmediate(() => void this.stop());

@@ -3,7 +3,7 @@ import { TeamdError } from '../errors.js';
 import { readTextIfExists } from '../fs/read-text.js';
 import { nameSchema } from '../names.js';
 
-export const MEMBER_STATUSES = ['starting', 'working', 'idle', 'asleep', 'stopping', 'shutdown', 'crashed', 'errored'] as const;
+export const MEMBER_STATUSES = ['starting', 'working', 'idle', 'asleep', 'stopping', 'shutdown', 'crashed', 'errored', 'budget'] as const;
 export type MemberStatus = (typeof MEMBER_STATUSES)[number];
 
 /** The person's own name: always a valid recipient, never a member. */
@@ -59,6 +59,8 @@ export const settingsSchema = z.looseObject({
   modelRetryMaxMs: z.number().int().positive().default(300_000),
   /** The context window the offline model enforces (to try compaction without a huge conversation). */
   offlineContextTokens: z.number().int().positive().default(200_000),
+  /** Tokens the whole team may spend (every call of every teammate); past it every teammate stops as for its own budget. */
+  teamBudgetTokens: z.number().int().positive().optional(),
   /** Environment variables commands never see, besides ANTHROPIC_*, CLAUDE_* and TEAMD_*. */
   secretEnv: z.array(z.string().min(1).max(256)).max(256).default([]),
 });

@@ -13,6 +13,8 @@ export const workerMessageSchema = z.discriminatedUnion('type', [
   }),
   /** The model cannot be used (key refused, unknown model): it exits 0 next and must not be restarted. */
   z.object({ type: z.literal('errored'), reason: z.string().max(2000) }),
+  /** Its token budget (or the team's) is spent: it exits 0 next and is not woken until the budget is raised. */
+  z.object({ type: z.literal('budget'), reason: z.string().max(2000) }),
   /** Idle timeout reached: the worker exits 0 next, and should be woken when work appears. */
   z.object({ type: z.literal('asleep') }),
   /** It answered a shutdown request and exits 0 next. */

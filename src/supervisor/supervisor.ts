@@ -55,7 +55,7 @@ export class Supervisor {
   async start(): Promise<void> {
     const openTasks = this.work.openTasksByOwner();
     for (const member of this.deps.roster.read().members) {
-      if (member.status === 'shutdown' || member.status === 'errored') {
+      if (member.status === 'shutdown' || member.status === 'errored' || member.status === 'budget') {
         await this.work.releaseTasksOf(member.name, `${member.name} is ${member.status}`);
         this.deps.roster.patchMember(member.name, { pid: null, task: null });
       } else if (RUNNING.includes(member.status) || openTasks.has(member.name)) {
@@ -153,6 +153,25 @@ export class Supervisor {
     return rungs;
   }
 
+  /**
+   * Sets a teammate's token budget (or the team's, with name null) and wakes whoever stopped
+   * for a budget: each checks again and either works or stops once more, without a new notice.
+   */
+  setBudget(name: string | null, tokens: number): Member[] {
+    if (name === null) this.deps.roster.update((config) => ({ ...config, settings: { ...config.settings, teamBudgetTokens: tokens } }));
+    else {
+      this.deps.roster.requireMember(name);
+      this.deps.roster.patchMember(name, { budgetTokens: tokens });
+    }
+    const stopped = this.deps.roster.read().members.filter((m) => m.status === 'budget' && (name === null || m.name === name));
+    for (const member of stopped) {
+      if (this.slots.get(member.name)?.child) continue;
+      this.deps.roster.patchMember(member.name, { problem: null });
+      this.launch(member.name);
+    }
+    return this.deps.roster.read().members;
+  }
+
   /** Pids of running teammate processes, for status and tests. */
   runningPids(): Record<string, number> {
     const pids: Record<string, number> = {};
@@ -204,7 +223,8 @@ export class Supervisor {
         slot.expected = 'shutdown';
         break;
       case 'errored':
-        slot.expected = 'errored';
+      case 'budget':
+        slot.expected = message.type;
         slot.problem = message.reason;
         break;
       case 'usage':
@@ -230,13 +250,13 @@ export class Supervisor {
       case 'none': {
         const status = slot.expected ?? 'asleep';
         // Tasks first, status last: whoever sees the new status also sees the board settled.
-        if (status === 'shutdown' || status === 'errored') await this.work.releaseTasksOf(name, `${name} ${status}`);
+        if (status === 'shutdown' || status === 'errored' || status === 'budget') await this.work.releaseTasksOf(name, `${name} ${status}`);
         this.deps.roster.patchMember(name, {
           status,
           pid: null,
           task: null,
           lastExit: describeExit(exit),
-          problem: status === 'errored' ? slot.problem : null,
+          problem: status === 'errored' || status === 'budget' ? slot.problem : null,
           retryAt: null,
         });
         this.scheduleWake();

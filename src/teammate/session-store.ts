@@ -25,6 +25,8 @@ export interface Session {
   planRequests: PlanRequest[];
   /** Tasks it gave back unfinished or refused: it does not claim them again. */
   gaveUp: number[];
+  /** The budget whose exhaustion the lead was told of ("member:200000"): told once, whatever the restarts. */
+  budgetNotice: string | null;
   usage: Usage;
 }
 
@@ -44,6 +46,7 @@ const headerSchema = z.object({
     )
     .default([]),
   gaveUp: z.array(z.number().int().positive()).default([]),
+  budgetNotice: z.string().nullable().default(null),
   usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), cacheReadTokens: z.number(), cacheWriteTokens: z.number() }),
 });
 const messageSchema = z.object({ role: z.enum(['user', 'assistant']), content: z.array(z.looseObject({ type: z.string() })) });
@@ -55,6 +58,7 @@ export function emptySession(): Session {
     approvedPlan: null,
     planRequests: [],
     gaveUp: [],
+    budgetNotice: null,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
   };
 }
@@ -86,6 +90,7 @@ export class SessionStore {
         approvedPlan: header.approvedPlan,
         planRequests: header.planRequests,
         gaveUp: header.gaveUp,
+        budgetNotice: header.budgetNotice,
         usage: header.usage,
       };
     } catch (error) {
@@ -104,6 +109,7 @@ export class SessionStore {
       approvedPlan: session.approvedPlan,
       planRequests: session.planRequests.slice(-100),
       gaveUp: session.gaveUp.slice(-1000),
+      budgetNotice: session.budgetNotice,
       usage: session.usage,
     };
     const lines = [JSON.stringify(header), ...session.messages.map((message) => JSON.stringify(message))];

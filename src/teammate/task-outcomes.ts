@@ -67,12 +67,13 @@ export class TaskOutcomes {
     );
   }
 
-  /** The token budget would be exceeded: the task goes back to the board. */
-  async budgetReached(task: Task | null, budget: number | undefined): Promise<void> {
-    if (task) await this.release(task, 'token budget reached');
+  /** A budget is spent: the task goes back to the board, and the lead is told (once per budget: `tell`). */
+  async budgetReached(task: Task | null, reason: string, tell: boolean, name: string): Promise<void> {
+    const released = task ? await this.release(task, reason) : false;
+    if (!tell) return;
     this.tell(
       'message',
-      `My token budget (${budget}) would be exceeded by the next model call, so I stopped.${task ? ` Task ${task.id} is back on the board.` : ''}`,
+      `I stopped: ${reason}, and I take no more work.${released ? ` Task ${task!.id} is back on the board.` : ''} Raise it with: teamd budget ${name} <tokens> (or teamd budget --team <tokens>)`,
     );
   }
 

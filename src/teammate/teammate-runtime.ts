@@ -9,7 +9,7 @@ import type { InboxConsumer } from '../inbox/consumer.js';
 import type { Mailbox } from '../inbox/mailbox.js';
 import type { Message } from '../inbox/message.js';
 import type { Logger } from '../logger.js';
-import type { ModelClient } from '../model/model-client.js';
+import type { ChatMessage, ModelClient } from '../model/model-client.js';
 import { describeModelError } from '../model/model-errors.js';
 import { decideAfterUnit, MAX_REMINDERS, type AfterUnit, type UnitEnd } from './after-unit.js';
 import { ALL_TOOLS, ToolRegistry } from '../tools/registry.js';
@@ -20,6 +20,7 @@ import { waitForWork } from './idle-wait.js';
 import { nextBackoff, type BackoffPolicy, type ModelBackoff } from './model-backoff.js';
 import type { Session, SessionStore } from './session-store.js';
 import { TaskOutcomes } from './task-outcomes.js';
+import { checkBudget, type BudgetVerdict, type BudgetView } from './token-budget.js';
 import { InboxIntake } from './inbox-intake.js';
 import { PlanGate } from './plan-gate.js';
 import { logAgentEvent } from './event-log.js';
@@ -46,12 +47,13 @@ export interface TeammateDeps {
   /** The most one call may ask for (the model's output limit). */
   readonly maxTokensCap?: number;
   readonly compactThresholdTokens: number;
-  readonly budgetTokens?: number | undefined;
+  /** The teammate's and the team's token budgets, read afresh before each call (the person may raise them). */
+  readonly budget: () => BudgetView;
   /** How long to wait out a model outage that outlasted the SDK's retries. */
   readonly backoff: BackoffPolicy;
 }
 
-export type RuntimeEnd = 'shutdown' | 'asleep' | 'stopped' | 'errored';
+export type RuntimeEnd = 'shutdown' | 'asleep' | 'stopped' | 'errored' | 'budget';
 
 /**
  * A teammate's life (DESIGN §3): work on what arrives, then, when idle, in this order —
@@ -68,7 +70,8 @@ export class TeammateRuntime {
   private readonly system: string;
   private readonly outcomes: TaskOutcomes;
   private currentTask: Task | null = null;
-  private budgetSpent = false;
+  /** The budget that stopped it: it takes no more work and ends. */
+  private budgetSpent: BudgetVerdict | null = null;
   private shutdownRequest: Message | null = null;
   private backoff: ModelBackoff | null = null;
   /** Messages are in the conversation that the model has not answered yet (a call failed). */
@@ -112,7 +115,14 @@ export class TeammateRuntime {
     link.send({ type: 'ready' });
     this.report('idle');
     let idleSince = Date.now();
+    // Spent before this start (a restart, a wake): it stops again, without telling the lead twice.
+    const spent = this.checkBudget(this.deps.session.messages);
+    if (spent.over) await this.budgetReached(spent, null);
     while (!this.stopper.signal.aborted) {
+      if (this.budgetSpent) {
+        link.send({ type: 'budget', reason: this.budgetReason(this.budgetSpent) });
+        return 'budget';
+      }
       if (this.unusable !== null) {
         link.send({ type: 'errored', reason: this.unusable });
         return 'errored';
@@ -213,9 +223,7 @@ export class TeammateRuntime {
         this.deps.session.gaveUp.push(task.id);
         return this.closeTask(task, 'it failed because you refused it');
       case 'budget-spent':
-        this.budgetSpent = true;
-        await this.outcomes.budgetReached(task, this.deps.budgetTokens);
-        if (task) this.closeTask(task, 'your token budget is spent');
+        await this.budgetReached(this.checkBudget(this.deps.session.messages), task);
         return;
       case 'outage':
         this.backoff = nextBackoff(this.backoff, after.reason, Date.now(), this.deps.backoff);
@@ -315,12 +323,28 @@ export class TeammateRuntime {
     return injected;
   }
 
-  private overBudget(messages: readonly { role: string }[]): boolean {
-    const budget = this.deps.budgetTokens;
-    if (budget === undefined) return false;
-    const usage = this.deps.session.usage;
-    const spent = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
-    return spent + estimateTokens(messages as never, this.system) + this.deps.maxTokens > budget;
+  private overBudget(messages: readonly ChatMessage[]): boolean {
+    return this.checkBudget(messages).over;
+  }
+
+  private checkBudget(messages: readonly ChatMessage[]): BudgetVerdict {
+    return checkBudget(this.deps.session.usage, estimateTokens(messages, this.system) + this.deps.maxTokens, this.deps.budget());
+  }
+
+  private budgetReason(verdict: BudgetVerdict): string {
+    return `${verdict.which === 'team' ? "the team's" : 'its'} token budget (${verdict.limit}) is spent`;
+  }
+
+  /** Stops taking work for good: the task goes back, the lead is told once per budget, and the loop ends. */
+  private async budgetReached(verdict: BudgetVerdict, task: Task | null): Promise<void> {
+    if (!verdict.over) return;
+    this.budgetSpent = verdict;
+    const key = `${verdict.which}:${verdict.limit}`;
+    const tell = this.deps.session.budgetNotice !== key;
+    this.deps.session.budgetNotice = key;
+    await this.outcomes.budgetReached(task, this.budgetReason(verdict), tell, this.deps.identity.name);
+    if (task) this.closeTask(task, 'the token budget is spent');
+    this.save();
   }
 
   private answerShutdown(request: Message): void {

@@ -19,6 +19,7 @@ import { SessionStore } from './session-store.js';
 import { TeammateRuntime, type RuntimeEnd } from './teammate-runtime.js';
 import { parseWorkerArgs } from './worker-args.js';
 import { routeConsoleWarnings } from './console-warnings.js';
+import { spentTokens } from './token-budget.js';
 import { servedModel } from '../model/model-catalog.js';
 
 export { OFFLINE_URL_ENV } from '../model/offline/env.js';
@@ -101,7 +102,12 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
     idleTimeoutMs: config.settings.idleTimeoutMs,
     maxTokens: config.settings.maxTokens,
     compactThresholdTokens: config.settings.compactThresholdTokens,
-    budgetTokens: member.budgetTokens,
+    budget: () => {
+      // Read afresh: the person may raise either budget while the teammate runs.
+      const now = readConfig(paths.config);
+      const others = now.members.filter((m) => m.name !== args.name).reduce((sum, m) => sum + (m.usage ? spentTokens(m.usage) : 0), 0);
+      return { member: now.members.find((m) => m.name === args.name)?.budgetTokens, team: now.settings.teamBudgetTokens, othersSpent: others };
+    },
     backoff: { baseMs: config.settings.modelRetryBaseMs, maxMs: config.settings.modelRetryMaxMs },
     // A model we do not know gets a cap every current model allows.
     maxTokensCap: servedModel(modelName, new Date())?.maxOutputTokens ?? Math.max(config.settings.maxTokens, 32_000),

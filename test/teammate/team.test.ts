@@ -143,8 +143,9 @@ describe('a team on the offline model (real daemon, forked teammates, real SDK o
     await startDaemon(dir);
     await spawn(dir, 'frugal', '--budget-tokens', '500');
     const notice = await waitFor(() => lead(dir).find((m) => m.from === 'frugal' && m.content.includes('token budget')), 'the budget notice');
-    expect(notice.content).toContain('Task 1 is back on the board');
-    expect(board.get(1)).toMatchObject({ status: 'pending', owner: null, claim: 1 });
+    expect(notice.content).toContain('token budget (500) is spent');
+    // Over budget from its first call: it never even claims the task.
+    expect(board.get(1)).toMatchObject({ status: 'pending', owner: null, claim: 0 });
   });
 
   it('a real model without ANTHROPIC_API_KEY is refused at spawn with a clear error', async () => {

@@ -35,3 +35,68 @@ describe('the token bill', () => {
     expect(fs.readFileSync(statePaths(dir).logFile('daemon'), 'utf8')).not.toContain('would refuse');
   });
 });
+
+describe('budgets that hold', () => {
+  it('a teammate whose budget is spent stops for good (status budget, one notice, through idle timeouts and a daemon restart) until teamd budget raises it', async () => {
+    const { dir, board } = workspace();
+    await board.add({ subject: 'one', description: '```sh\necho one\n```' });
+    await startDaemon(dir, { settings: { idleTimeoutMs: 200 } });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--budget-tokens', '3000', '--dir', dir])).code).toBe(0);
+    await waitFor(() => member(dir, 'alice')?.status === 'budget', 'alice stopped for her budget');
+    expect(member(dir, 'alice')).toMatchObject({ pid: null, problem: expect.stringContaining('token budget (3000) is spent') });
+    expect(board.get(1)).toMatchObject({ status: 'pending', owner: null });
+    // Work keeps appearing and another teammate does it; alice is never woken for it.
+    await board.add({ subject: 'two', description: '```sh\necho two\n```' });
+    expect((await runTeamd(['spawn', 'bob', 'coder', '--dir', dir])).code).toBe(0);
+    await waitFor(() => board.get(1).status === 'completed' && board.get(2).status === 'completed', 'bob doing both');
+    await waitFor(() => member(dir, 'bob')?.status === 'asleep', 'bob asleep after his idle timeout');
+    expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
+    await startDaemon(dir);
+    expect(member(dir, 'alice')?.status).toBe('budget');
+    const status = await runTeamd(['status', '--dir', dir]);
+    expect(status.stdout).toContain('alice stopped and takes no work');
+    expect(notices(dir, 'alice')).toHaveLength(1);
+    // Raised: she wakes and works.
+    expect((await runTeamd(['shutdown', 'bob', '--dir', dir])).code).toBe(0);
+    expect((await runTeamd(['budget', 'alice', '10000000', '--dir', dir])).code).toBe(0);
+    await board.add({ subject: 'three', description: '```sh\necho three\n```' });
+    await waitFor(() => board.get(3).status === 'completed', 'alice doing task 3');
+    expect(board.get(3).owner).toBe('alice');
+    expect(notices(dir, 'alice')).toHaveLength(1);
+  });
+
+  it('a team-wide budget stops every teammate the same way; teamd budget --team raises it', async () => {
+    const { dir, board } = workspace();
+    await board.add({ subject: 'one', description: '```sh\necho one\n```' });
+    await startDaemon(dir, { settings: { teamBudgetTokens: 3000 } });
+    for (const name of ['alice', 'bob']) expect((await runTeamd(['spawn', name, 'coder', '--dir', dir])).code).toBe(0);
+    await waitFor(() => ['alice', 'bob'].every((n) => member(dir, n)?.status === 'budget'), 'both stopped for the team budget');
+    expect(member(dir, 'alice')?.problem).toContain("the team's token budget (3000) is spent");
+    expect((await runTeamd(['budget', '--team', '10000000', '--dir', dir])).code).toBe(0);
+    await waitFor(() => board.get(1).status === 'completed', 'the task done once the team budget is raised');
+  });
+
+  it('wrong budget arguments get one clear line and exit 2', async () => {
+    const { dir } = workspace();
+    await startDaemon(dir);
+    for (const args of [
+      ['budget', 'alice', '-5'],
+      ['budget', 'alice'],
+      ['budget', '--team', '10', '20'],
+      ['budget', 'nobody', '100'],
+    ]) {
+      const result = await runTeamd([...args, '--dir', dir]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});
+
+function notices(dir: string, from: string) {
+  const raw = fs.readFileSync(statePaths(dir).inboxFile('lead'), 'utf8');
+  return raw
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { from: string; content: string })
+    .filter((m) => m.from === from && m.content.includes('budget'));
+}

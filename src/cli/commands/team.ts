@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { TeamdError } from '../../errors.js';
 import { requestDaemon } from '../../daemon/control-client.js';
 import type { DaemonHealth } from '../../daemon/daemon.js';
 import type { StatePaths } from '../../paths.js';
@@ -29,6 +30,7 @@ function memberView(member: Member) {
 
 /** A teammate that cannot work as it should: what is wrong, and when it tries again or what to do. */
 function memberProblem(m: ReturnType<typeof memberView>, now: Date): string | null {
+  if (m.status === 'budget') return `${m.name} stopped and takes no work: ${m.problem ?? 'its token budget is spent'} (raise it: teamd budget ${m.name} <tokens>)`;
   if (m.status === 'errored')
     return `${m.name} is errored and takes no work: ${m.problem ?? 'it crashed too often'} (see: teamd logs ${m.name}; fix it, then: teamd spawn ${m.name} ${m.role})`;
   if (!m.problem) return null;
@@ -107,6 +109,30 @@ export function shutdownCommand(io: Io): Command {
       if (options.json) printJson(io, { name, ...result });
       else io.out(result.rung === 'not-running' ? `${name} was not running; it is now shut down\n` : `${name} shut down (${result.rung})\n`);
     });
+}
+
+export function budgetCommand(io: Io): Command {
+  return withCommonOptions(new Command('budget').description("set a teammate's token budget (or the team's, --team) and wake whoever stopped for one"))
+    .usage('<name> <tokens> | --team <tokens>')
+    .argument('<name|tokens>', 'teammate name (with --team: the budget)')
+    .argument('[tokens]', 'the new budget, in tokens')
+    .option('--team', "set the team-wide budget instead of one teammate's")
+    .action(async (first: string, second: string | undefined, options: CommonOptions & { team?: boolean }) => {
+      if (options.team && second !== undefined) throw new TeamdError('USAGE', 'with --team give only the budget: teamd budget --team <tokens>');
+      if (!options.team && second === undefined) throw new TeamdError('USAGE', 'give the budget in tokens: teamd budget <name> <tokens>');
+      const name = options.team ? null : parseMemberName(first);
+      const tokens = parsePositiveTokens(options.team ? first : second!);
+      const paths = pathsFor(io, options.dir);
+      await requestDaemon(paths, { op: 'budget', name, tokens });
+      if (options.json) printJson(io, { name, tokens });
+      else io.out(name === null ? `team budget set to ${tokens} tokens\n` : `${name}'s budget set to ${tokens} tokens\n`);
+    });
+}
+
+function parsePositiveTokens(raw: string): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value <= 0) throw new TeamdError('USAGE', `a budget is a whole number of tokens above 0, not ${JSON.stringify(raw)}`);
+  return value;
 }
 
 export function statusCommand(io: Io): Command {
