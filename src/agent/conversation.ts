@@ -1,4 +1,5 @@
 import type { ChatMessage, ContentBlock, TextBlock } from '../model/model-client.js';
+import { parseDirective } from './directives.js';
 
 /**
  * Appends user content, merging into a trailing user message so roles keep alternating. Text
@@ -118,4 +119,31 @@ export function repairConversation(messages: ChatMessage[]): Repairs {
   }
   messages.splice(0, messages.length, ...merged);
   return { droppedBlocks, answeredCalls, droppedResults };
+}
+
+/** Directives that stop mattering once answered: folded to their first line when the next task starts. */
+const FOLDABLE = new Set(['task', 'resume', 'remind', 'released', 'message', 'plan', 'continue', 'identity']);
+
+/**
+ * Folds every earlier instruction — a finished task's directive, an answered message, old
+ * reminders and identities — into its one tag line, so a new task's first request carries one
+ * live instruction, not every old one. Returns how many were folded.
+ */
+export function foldSuperseded(messages: ChatMessage[]): number {
+  let folded = 0;
+  const fold = (text: string): string => {
+    const directive = parseDirective(text);
+    if (!directive || !FOLDABLE.has(directive.kind) || !text.includes('\n')) return text;
+    folded++;
+    return `${text.split('\n')[0]} (done)`;
+  };
+  for (const message of messages) {
+    if (message.role !== 'user') continue;
+    for (const block of message.content) {
+      if (block.type === 'text') block.text = fold(block.text);
+      else if (block.type === 'tool_result' && typeof block.content !== 'string')
+        block.content = block.content.map((b, i) => (i === 0 ? b : { type: 'text', text: fold(b.text) }));
+    }
+  }
+  return folded;
 }

@@ -1,5 +1,5 @@
 import { Compactor } from '../agent/compactor.js';
-import { appendUser, estimateTokens } from '../agent/conversation.js';
+import { appendUser, estimateTokens, foldSuperseded } from '../agent/conversation.js';
 import { currentTaskDirective, releasedDirective, remindDirective, resumeDirective, taskDirective } from '../agent/directives.js';
 import { runAgent, type AgentEvent } from '../agent/loop.js';
 import { identityDirective, systemPrompt, type Identity } from '../agent/system-prompt.js';
@@ -165,6 +165,7 @@ export class TeammateRuntime {
     const own = board.list({ status: 'in_progress', owner: identity.name }).tasks.find((t) => !this.worked.has(t.id));
     if (own) {
       this.take(own);
+      foldSuperseded(session.messages);
       appendUser(session.messages, [
         { type: 'text', text: identityDirective(identity, own) },
         { type: 'text', text: resumeDirective(own) },
@@ -175,6 +176,7 @@ export class TeammateRuntime {
     const claimed = await board.claimNext(identity.name, { skip: new Set(session.gaveUp) });
     if (!claimed) return false;
     this.take(claimed);
+    foldSuperseded(session.messages);
     appendUser(session.messages, [{ type: 'text', text: taskDirective(claimed) }]);
     this.deps.logger.info({ taskId: claimed.id, claim: claimed.claim }, 'task claimed');
     return true;

@@ -16,7 +16,8 @@ const DRAIN_GRACE_MS = 500;
  */
 export const bashTool = defineTool({
   name: 'bash',
-  description: 'Run a shell command in the workspace (bash -c). Returns the exit code and the combined output (a large output: its head and tail, and a reference to read all of it).',
+  description:
+    'Run a shell command in the workspace (bash -c). Returns the exit code and the combined output (a large output: its head and tail, and a reference to read all of it).',
   input: z.object({
     command: z
       .string()

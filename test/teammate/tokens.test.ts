@@ -36,6 +36,24 @@ describe('the token bill', () => {
   });
 });
 
+describe('old instructions', () => {
+  it('are folded when the next task starts: its first request carries one live task directive', async () => {
+    const { dir, board } = workspace();
+    for (const n of [1, 2, 3]) await board.add({ subject: `t${n}`, description: `\`\`\`sh\necho ${n}\n\`\`\`` });
+    await startDaemon(dir);
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    await waitFor(() => [1, 2, 3].every((id) => board.get(id).status === 'completed'), 'the three tasks');
+    const texts = fs
+      .readFileSync(statePaths(dir).sessionFile('alice'), 'utf8')
+      .split('\n')
+      .slice(1)
+      .filter(Boolean)
+      .flatMap((line) => (JSON.parse(line) as { content: { type: string; text?: string }[] }).content.flatMap((b) => (b.type === 'text' ? [b.text!] : [])));
+    const tasks = texts.filter((t) => t.startsWith('[teamd:task '));
+    expect(tasks).toEqual(['[teamd:task id=1] (done)', '[teamd:task id=2] (done)', expect.stringMatching(/^\[teamd:task id=3\]\nYou claimed task 3/)]);
+  });
+});
+
 describe('budgets that hold', () => {
   it('a teammate whose budget is spent stops for good (status budget, one notice, through idle timeouts and a daemon restart) until teamd budget raises it', async () => {
     const { dir, board } = workspace();

@@ -30,7 +30,8 @@ function memberView(member: Member) {
 
 /** A teammate that cannot work as it should: what is wrong, and when it tries again or what to do. */
 function memberProblem(m: ReturnType<typeof memberView>, now: Date): string | null {
-  if (m.status === 'budget') return `${m.name} stopped and takes no work: ${m.problem ?? 'its token budget is spent'} (raise it: teamd budget ${m.name} <tokens>)`;
+  if (m.status === 'budget')
+    return `${m.name} stopped and takes no work: ${m.problem ?? 'its token budget is spent'} (raise it: teamd budget ${m.name} <tokens>)`;
   if (m.status === 'errored')
     return `${m.name} is errored and takes no work: ${m.problem ?? 'it crashed too often'} (see: teamd logs ${m.name}; fix it, then: teamd spawn ${m.name} ${m.role})`;
   if (!m.problem) return null;
@@ -131,7 +132,8 @@ export function budgetCommand(io: Io): Command {
 
 function parsePositiveTokens(raw: string): number {
   const value = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value <= 0) throw new TeamdError('USAGE', `a budget is a whole number of tokens above 0, not ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value <= 0)
+    throw new TeamdError('USAGE', `a budget is a whole number of tokens above 0, not ${JSON.stringify(raw)}`);
   return value;
 }
 
