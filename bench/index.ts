@@ -2,9 +2,17 @@ import { benchBoard } from './board.js';
 import { benchDaemon } from './daemon.js';
 import { benchMailbox } from './mailbox.js';
 import { benchModel } from './model.js';
+import { benchTokens } from './tokens.js';
 import { benchTeam } from './team.js';
 
-const BENCHES: Record<string, () => Promise<void>> = { board: benchBoard, mailbox: benchMailbox, daemon: benchDaemon, team: benchTeam, model: benchModel };
+const BENCHES: Record<string, () => Promise<void>> = {
+  board: benchBoard,
+  mailbox: benchMailbox,
+  daemon: benchDaemon,
+  team: benchTeam,
+  model: benchModel,
+  tokens: benchTokens,
+};
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !(name in BENCHES));

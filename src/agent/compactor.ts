@@ -22,6 +22,8 @@ export interface Compaction {
 }
 
 const PREVIEW_CHARS = 600;
+/** A compaction aims for this share of the threshold. */
+const LOW_WATER = 0.5;
 
 /**
  * Keeps a conversation under a token threshold, always leaving a valid one: first the largest
@@ -36,9 +38,11 @@ export class Compactor {
   async compact(messages: ChatMessage[], system: string, tools: readonly ApiTool[], force = false): Promise<Compaction> {
     const limit = this.options.thresholdTokens;
     if (!force && estimateTokens(messages, system) <= limit) return { how: 'none', usage: [] };
-    shrinkResults(messages, this.options.shrinkChars ?? 2_000, () => estimateTokens(messages, system) <= limit);
+    // Down to well under the threshold, not just under it: every compaction changes the cached prefix, so it must not come every call.
+    const low = Math.floor(limit * LOW_WATER);
+    shrinkResults(messages, this.options.shrinkChars ?? 2_000, () => estimateTokens(messages, system) <= low);
     if (!force && estimateTokens(messages, system) <= limit) return { how: 'trimmed', usage: [] };
-    const cut = chooseCut(messages, Math.floor(limit / 2));
+    const cut = chooseCut(messages, Math.floor(limit * LOW_WATER));
     if (cut === null) return { how: this.rebuild(messages), usage: [] };
     const older = fitFromEnd(structuredClone(messages.slice(0, cut)), system, limit);
     appendUser(older, [{ type: 'text', text: summarizeDirective() }]);
