@@ -10,3 +10,15 @@ export function readTextIfExists(file: string): string | null {
     throw new TeamdError('IO', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
 }
+
+/** Up to `max` bytes of an open file from `offset`, then closes it: the text, the file's size and the bytes read. */
+export function readSliceAndClose(fd: number, offset: number, max: number): { text: string; size: number; length: number } {
+  try {
+    const size = fs.fstatSync(fd).size;
+    const buffer = Buffer.alloc(Math.max(0, Math.min(max, size - offset)));
+    const length = buffer.length > 0 ? fs.readSync(fd, buffer, 0, buffer.length, offset) : 0;
+    return { text: buffer.subarray(0, length).toString('utf8'), size, length };
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
+import { readSliceAndClose } from '../fs/read-text.js';
 import { statePaths } from '../paths.js';
 import type { ToolResult } from './tool.js';
 
@@ -54,15 +55,7 @@ export function readSpilled(
   if (!ref.startsWith(OUTPUT_REF)) return null;
   const id = ref.slice(OUTPUT_REF.length);
   if (!CALL_ID.test(id)) throw new Error(`${ref} is not an output reference (expected ${OUTPUT_REF}<tool call id>)`);
-  const fd = fs.openSync(statePaths(where.stateDir).outputFile(where.name, id), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-  try {
-    const size = fs.fstatSync(fd).size;
-    const buffer = Buffer.alloc(Math.max(0, Math.min(max, size - offset)));
-    const length = buffer.length > 0 ? fs.readSync(fd, buffer, 0, buffer.length, offset) : 0;
-    return { text: buffer.subarray(0, length).toString('utf8'), size, length };
-  } finally {
-    fs.closeSync(fd);
-  }
+  return readSliceAndClose(fs.openSync(statePaths(where.stateDir).outputFile(where.name, id), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW), offset, max);
 }
 
 function pruneOldest(dir: string, keep: number): void {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import { readSliceAndClose } from '../fs/read-text.js';
 import path from 'node:path';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_WRONLY, O_CREAT, O_EXCL } = fs.constants;
@@ -35,15 +36,7 @@ export class WorkspaceFs {
 
   /** The text of a file, or part of it. */
   read(requested: string, offset = 0, max = Number.MAX_SAFE_INTEGER): { text: string; size: number; length: number } {
-    const fd = this.open(requested, O_RDONLY, false);
-    try {
-      const size = fs.fstatSync(fd).size;
-      const buffer = Buffer.alloc(Math.max(0, Math.min(max, size - offset)));
-      const length = buffer.length > 0 ? fs.readSync(fd, buffer, 0, buffer.length, offset) : 0;
-      return { text: buffer.subarray(0, length).toString('utf8'), size, length };
-    } finally {
-      fs.closeSync(fd);
-    }
+    return readSliceAndClose(this.open(requested, O_RDONLY, false), offset, max);
   }
 
   /** Replaces a file whole (temp file + rename in the same folder handle), creating its folders. */
