@@ -61,6 +61,10 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
           logger,
           stallMs: config.settings.modelStallMs,
         });
+  // A model we do not know gets a cap every current model allows.
+  const outputCap = servedModel(modelName, new Date())?.maxOutputTokens ?? 32_000;
+  if (config.settings.maxTokens > outputCap)
+    logger.warn({ maxTokens: config.settings.maxTokens, cap: outputCap }, `maxTokens is over what ${modelName} allows; using ${outputCap}`);
   const sessions = new SessionStore(paths.sessionFile(args.name), logger);
   const session = sessions.load();
   const repairs = repairConversation(session.messages);
@@ -100,7 +104,8 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
     sessions,
     session,
     idleTimeoutMs: config.settings.idleTimeoutMs,
-    maxTokens: config.settings.maxTokens,
+    // Never more than the model allows: a maxTokens set too high would have every request refused.
+    maxTokens: Math.min(config.settings.maxTokens, outputCap),
     compactThresholdTokens: config.settings.compactThresholdTokens,
     budget: () => {
       // Read afresh: the person may raise either budget while the teammate runs.
@@ -108,9 +113,8 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
       const others = now.members.filter((m) => m.name !== args.name).reduce((sum, m) => sum + (m.usage ? spentTokens(m.usage) : 0), 0);
       return { member: now.members.find((m) => m.name === args.name)?.budgetTokens, team: now.settings.teamBudgetTokens, othersSpent: others };
     },
-    backoff: { baseMs: config.settings.modelRetryBaseMs, maxMs: config.settings.modelRetryMaxMs },
     // A model we do not know gets a cap every current model allows.
-    maxTokensCap: servedModel(modelName, new Date())?.maxOutputTokens ?? Math.max(config.settings.maxTokens, 32_000),
+    maxTokensCap: outputCap,
   });
   link.onMessage((message) => {
     logger.info({ reason: message.reason }, 'stop requested by the daemon');
