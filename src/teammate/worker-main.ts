@@ -113,7 +113,7 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
       const others = now.members.filter((m) => m.name !== args.name).reduce((sum, m) => sum + (m.usage ? spentTokens(m.usage) : 0), 0);
       return { member: now.members.find((m) => m.name === args.name)?.budgetTokens, team: now.settings.teamBudgetTokens, othersSpent: others };
     },
-    // A model we do not know gets a cap every current model allows.
+    backoff: { baseMs: config.settings.modelRetryBaseMs, maxMs: config.settings.modelRetryMaxMs },
     maxTokensCap: outputCap,
   });
   link.onMessage((message) => {
