@@ -4,6 +4,7 @@ import { killLeftovers, spawnMarker } from '../src/supervisor/leftovers.js';
 import { processDaemonLink } from '../src/teammate/daemon-link.js';
 import { parseWorkerArgs } from '../src/teammate/worker-args.js';
 import { runWorker } from '../src/teammate/worker-main.js';
+import { routeConsoleWarnings } from './console-warnings.js';
 
 // The daemon died (even by kill -9), or we closed the channel: end the commands we started
 // (a sandbox ends them with us anyway; unsandboxed, they carry our marker), then exit at once.
@@ -16,7 +17,7 @@ processDaemonLink(process).onDisconnect(() => {
 });
 
 try {
-  const { end, logger } = await runWorker({ argv: process.argv.slice(2), proc: process });
+  const { end, logger } = await runWorker({ argv: process.argv.slice(2), proc: process, onLogger: (logger) => routeConsoleWarnings(console, logger) });
   logger.info({ end }, 'teammate exiting');
   process.exitCode = 0;
 } catch (error) {

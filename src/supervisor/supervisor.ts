@@ -4,12 +4,14 @@ import { LEAD, type Member, type MemberStatus } from '../roster/roster.js';
 import type { Doorbell } from '../watch/doorbell.js';
 import type { WorkerMessage } from './ipc-protocol.js';
 import { cleanUpAfterTeammate } from './clean-up.js';
+import { checkModelFor, writeBudget } from './member-settings.js';
 import { workerEnvFor } from './worker-env.js';
 import { MemberWork } from './member-work.js';
 import { forkMember, sendToMember } from './member-process.js';
 import { decideRestart, DEFAULT_RESTART_POLICY, describeExit, FRESH_HISTORY, type RestartHistory, type RestartPolicy } from './restart-policy.js';
 import { DEFAULT_LADDER, settlesWithin, stopChild, type LadderTimings, type StopRung } from './stop-ladder.js';
 import { chooseWakeUps } from './wake-policy.js';
+import { WakeScheduler } from './wake-scheduler.js';
 import type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
 
 export type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
@@ -40,7 +42,10 @@ export class Supervisor {
   private readonly now: () => number;
   private bell: Doorbell | null = null;
   private stopping = false;
-  private wakeScheduled = false;
+  private readonly wakes = new WakeScheduler(
+    () => this.wakeSleepers(),
+    () => this.stopping,
+  );
 
   private readonly work: MemberWork;
 
@@ -66,19 +71,13 @@ export class Supervisor {
       }
     }
     this.bell = await this.deps.openDoorbell();
-    void this.watchForWork(this.bell);
+    void this.wakes.follow(this.bell);
   }
 
   async spawn(spec: SpawnSpec): Promise<Member> {
     if (this.stopping) throw new TeamdError('DAEMON_NOT_RUNNING', 'the daemon is stopping');
     const model = spec.model ?? this.deps.defaultModel();
-    if (model !== 'offline' && !this.deps.workerEnv.ANTHROPIC_API_KEY) {
-      throw new TeamdError(
-        'USAGE',
-        `model ${model} needs ANTHROPIC_API_KEY in the daemon's environment: export it, then restart the daemon (teamd stop; teamd start), or use --model offline`,
-      );
-    }
-    await this.deps.checkModel?.(model);
+    await checkModelFor(this.deps, model);
     // After the check (it waits on the network): nothing below awaits until the slot is taken.
     if (this.stopping) throw new TeamdError('DAEMON_NOT_RUNNING', 'the daemon is stopping');
     const slot = this.slots.get(spec.name);
@@ -158,16 +157,10 @@ export class Supervisor {
    * for a budget: each checks again and either works or stops once more, without a new notice.
    */
   setBudget(name: string | null, tokens: number): Member[] {
-    if (name === null) this.deps.roster.update((config) => ({ ...config, settings: { ...config.settings, teamBudgetTokens: tokens } }));
-    else {
-      this.deps.roster.requireMember(name);
-      this.deps.roster.patchMember(name, { budgetTokens: tokens });
-    }
-    const stopped = this.deps.roster.read().members.filter((m) => m.status === 'budget' && (name === null || m.name === name));
-    for (const member of stopped) {
-      if (this.slots.get(member.name)?.child) continue;
-      this.deps.roster.patchMember(member.name, { problem: null });
-      this.launch(member.name);
+    for (const stopped of writeBudget(this.deps.roster, name, tokens)) {
+      if (this.slots.get(stopped)?.child) continue;
+      this.deps.roster.patchMember(stopped, { problem: null });
+      this.launch(stopped);
     }
     return this.deps.roster.read().members;
   }
@@ -214,7 +207,7 @@ export class Supervisor {
         break;
       case 'status':
         this.deps.roster.patchMember(name, { status: message.status, task: message.task, problem: message.problem ?? null, retryAt: message.retryAt ?? null });
-        if (message.status === 'idle') this.scheduleWake();
+        if (message.status === 'idle') this.wakes.schedule();
         break;
       case 'asleep':
         slot.expected = 'asleep';
@@ -259,7 +252,7 @@ export class Supervisor {
           problem: status === 'errored' || status === 'budget' ? slot.problem : null,
           retryAt: null,
         });
-        this.scheduleWake();
+        this.wakes.schedule();
         return;
       }
       case 'restart': {
@@ -285,28 +278,10 @@ export class Supervisor {
           `${name} ${decision.reason}; it is marked errored and will not be restarted.${released.length ? ` Task(s) ${released.join(', ')} went back to the board.` : ''} See: teamd logs ${name}`,
         );
         this.deps.roster.patchMember(name, { status: 'errored', pid: null, lastExit: describeExit(exit) });
-        this.scheduleWake();
+        this.wakes.schedule();
         return;
       }
     }
-  }
-
-  private async watchForWork(bell: Doorbell): Promise<void> {
-    while (!this.stopping) {
-      const reason = await bell.wait();
-      if (reason === 'aborted') return;
-      this.wakeSleepers();
-    }
-  }
-
-  /** Coalesces bursts of file events into one look at the board and the inboxes. */
-  private scheduleWake(): void {
-    if (this.wakeScheduled || this.stopping) return;
-    this.wakeScheduled = true;
-    setImmediate(() => {
-      this.wakeScheduled = false;
-      this.wakeSleepers();
-    });
   }
 
   private wakeSleepers(): void {

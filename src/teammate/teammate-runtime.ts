@@ -9,7 +9,7 @@ import type { InboxConsumer } from '../inbox/consumer.js';
 import type { Mailbox } from '../inbox/mailbox.js';
 import type { Message } from '../inbox/message.js';
 import type { Logger } from '../logger.js';
-import type { ChatMessage, ModelClient } from '../model/model-client.js';
+import type { ModelClient } from '../model/model-client.js';
 import { describeModelError } from '../model/model-errors.js';
 import { decideAfterUnit, MAX_REMINDERS, type AfterUnit, type UnitEnd } from './after-unit.js';
 import { ALL_TOOLS, ToolRegistry } from '../tools/registry.js';
@@ -20,7 +20,7 @@ import { waitForWork } from './idle-wait.js';
 import { nextBackoff, type BackoffPolicy, type ModelBackoff } from './model-backoff.js';
 import type { Session, SessionStore } from './session-store.js';
 import { TaskOutcomes } from './task-outcomes.js';
-import { checkBudget, type BudgetVerdict, type BudgetView } from './token-budget.js';
+import { BudgetGuard, budgetReason, type BudgetVerdict, type BudgetView } from './token-budget.js';
 import { InboxIntake } from './inbox-intake.js';
 import { PlanGate } from './plan-gate.js';
 import { logAgentEvent } from './event-log.js';
@@ -70,8 +70,7 @@ export class TeammateRuntime {
   private readonly system: string;
   private readonly outcomes: TaskOutcomes;
   private currentTask: Task | null = null;
-  /** The budget that stopped it: it takes no more work and ends. */
-  private budgetSpent: BudgetVerdict | null = null;
+  private readonly budget: BudgetGuard;
   private shutdownRequest: Message | null = null;
   private backoff: ModelBackoff | null = null;
   /** Messages are in the conversation that the model has not answered yet (a call failed). */
@@ -86,6 +85,7 @@ export class TeammateRuntime {
 
   constructor(private readonly deps: TeammateDeps) {
     this.status = new StatusReport(deps.link);
+    this.budget = new BudgetGuard({ session: deps.session, view: deps.budget, nextCall: (messages) => estimateTokens(messages, this.system) + deps.maxTokens });
     this.plans = new PlanGate({ name: deps.identity.name, required: deps.identity.planRequired, session: deps.session, mailbox: deps.mailbox });
     this.intake = new InboxIntake({
       name: deps.identity.name,
@@ -116,11 +116,10 @@ export class TeammateRuntime {
     this.report('idle');
     let idleSince = Date.now();
     // Spent before this start (a restart, a wake): it stops again, without telling the lead twice.
-    const spent = this.checkBudget(this.deps.session.messages);
-    if (spent.over) await this.budgetReached(spent, null);
+    await this.budgetReached(this.budget.check(this.deps.session.messages), null);
     while (!this.stopper.signal.aborted) {
-      if (this.budgetSpent) {
-        link.send({ type: 'budget', reason: this.budgetReason(this.budgetSpent) });
+      if (this.budget.stopped) {
+        link.send({ type: 'budget', reason: budgetReason(this.budget.stopped) });
         return 'budget';
       }
       if (this.unusable !== null) {
@@ -172,7 +171,6 @@ export class TeammateRuntime {
       ]);
       return true;
     }
-    if (this.budgetSpent) return false;
     const claimed = await board.claimNext(identity.name, { skip: new Set(session.gaveUp) });
     if (!claimed) return false;
     this.take(claimed);
@@ -225,7 +223,7 @@ export class TeammateRuntime {
         this.deps.session.gaveUp.push(task.id);
         return this.closeTask(task, 'it failed because you refused it');
       case 'budget-spent':
-        await this.budgetReached(this.checkBudget(this.deps.session.messages), task);
+        await this.budgetReached(this.budget.check(this.deps.session.messages), task);
         return;
       case 'outage':
         this.backoff = nextBackoff(this.backoff, after.reason, Date.now(), this.deps.backoff);
@@ -265,7 +263,7 @@ export class TeammateRuntime {
       ...(this.deps.maxTokensCap ? { maxTokensCap: this.deps.maxTokensCap } : {}),
       shouldStop: () => this.stopper.signal.aborted || this.shutdownRequest !== null,
       absorbInput: () => void this.readInbox(),
-      overBudget: (messages) => this.overBudget(messages),
+      overBudget: (messages) => this.budget.check(messages).over,
     });
     for await (const event of events) {
       if (event.type === 'turn_end') end = { kind: 'turn_end', reason: event.reason, text: event.text };
@@ -325,26 +323,11 @@ export class TeammateRuntime {
     return injected;
   }
 
-  private overBudget(messages: readonly ChatMessage[]): boolean {
-    return this.checkBudget(messages).over;
-  }
-
-  private checkBudget(messages: readonly ChatMessage[]): BudgetVerdict {
-    return checkBudget(this.deps.session.usage, estimateTokens(messages, this.system) + this.deps.maxTokens, this.deps.budget());
-  }
-
-  private budgetReason(verdict: BudgetVerdict): string {
-    return `${verdict.which === 'team' ? "the team's" : 'its'} token budget (${verdict.limit}) is spent`;
-  }
-
   /** Stops taking work for good: the task goes back, the lead is told once per budget, and the loop ends. */
   private async budgetReached(verdict: BudgetVerdict, task: Task | null): Promise<void> {
     if (!verdict.over) return;
-    this.budgetSpent = verdict;
-    const key = `${verdict.which}:${verdict.limit}`;
-    const tell = this.deps.session.budgetNotice !== key;
-    this.deps.session.budgetNotice = key;
-    await this.outcomes.budgetReached(task, this.budgetReason(verdict), tell, this.deps.identity.name);
+    const { reason, tell } = this.budget.stop(verdict);
+    await this.outcomes.budgetReached(task, reason, tell, this.deps.identity.name);
     if (task) this.closeTask(task, 'the token budget is spent');
     this.save();
   }

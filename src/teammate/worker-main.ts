@@ -18,7 +18,6 @@ import { processDaemonLink, type DaemonLink } from './daemon-link.js';
 import { SessionStore } from './session-store.js';
 import { TeammateRuntime, type RuntimeEnd } from './teammate-runtime.js';
 import { parseWorkerArgs } from './worker-args.js';
-import { routeConsoleWarnings } from './console-warnings.js';
 import { spentTokens } from './token-budget.js';
 import { servedModel } from '../model/model-catalog.js';
 
@@ -28,13 +27,15 @@ import { OFFLINE_KEY_ENV, OFFLINE_URL_ENV } from '../model/offline/env.js';
 export interface WorkerProcess {
   readonly argv: readonly string[];
   readonly proc: NodeJS.Process;
+  /** Called with the teammate's logger once it exists: the entry routes process-wide warnings into it. */
+  readonly onLogger?: (logger: Logger) => void;
 }
 
 /**
  * Wires one teammate process: logger, board, mailbox, inbox consumer, doorbell, model client,
  * saved session, the link to the daemon. The entry file turns the outcome into an exit.
  */
-export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: RuntimeEnd; logger: Logger }> {
+export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promise<{ end: RuntimeEnd; logger: Logger }> {
   const args = parseWorkerArgs(argv);
   const paths = statePaths(args.dir);
   const logger = createLogger({ destination: paths.logFile(args.name), bindings: { teammate: args.name } });
@@ -124,7 +125,7 @@ export async function runWorker({ argv, proc }: WorkerProcess): Promise<{ end: R
     logger.info('SIGTERM: stopping after the current step');
     runtime.stop();
   });
-  routeConsoleWarnings(console, logger);
+  onLogger?.(logger);
   logger.info({ model: modelName }, 'teammate started');
   try {
     return { end: await runtime.run(), logger };

@@ -1,11 +1,11 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../src/logger.js';
 
 const MAX_DISTINCT = 200;
 
 /**
  * The SDK warns through console.warn on every call with a deprecated model, which a teammate's
  * stderr would copy into the daemon log call after call: each distinct warning goes to the
- * teammate's own log once instead. Wired by the worker's entry, the one place that owns `console`.
+ * teammate's own log once instead. Only this entry folder touches `console`.
  */
 export function routeConsoleWarnings(target: Console, logger: Logger): void {
   const seen = new Set<string>();
