@@ -4,7 +4,12 @@ import path from 'node:path';
 export interface StatePaths {
   readonly root: string;
   readonly config: string;
+  /** Live tasks: pending and in progress. Claimers scan only this folder. */
   readonly tasksDir: string;
+  /** Finished tasks (completed, failed, cancelled), moved out of the folder claimers scan. */
+  readonly doneDir: string;
+  /** The owner index: `owners/<name>/<id>`, one empty file per task in progress (board/owner-index.ts). */
+  readonly ownersDir: string;
   /** Lock target guarding id allocation and dependency edits across the whole board. */
   readonly boardLock: string;
   /** High-water mark of allocated task ids, so ids are never reused. */
@@ -20,7 +25,10 @@ export interface StatePaths {
   readonly daemonSocket: string;
   /** Signs protocol messages that grant something (inbox/protocol-key.ts). */
   readonly protocolKey: string;
+  /** Where a live task is; a finished one is at `doneTaskFile`. Every reader looks in both (board/task-store.ts). */
   readonly taskFile: (id: number) => string;
+  readonly doneTaskFile: (id: number) => string;
+  readonly ownerMarker: (name: string, id: number) => string;
   readonly revisionToken: (id: number, rev: number) => string;
   readonly inboxFile: (name: string) => string;
   readonly cursorFile: (name: string) => string;
@@ -42,6 +50,8 @@ export function resolveStateDir(options: { dir?: string | undefined; env?: NodeJ
 export function statePaths(stateDir: string): StatePaths {
   const root = path.resolve(stateDir);
   const tasksDir = path.join(root, 'tasks');
+  const doneDir = path.join(tasksDir, 'done');
+  const ownersDir = path.join(tasksDir, 'owners');
   const inboxDir = path.join(root, 'inbox');
   const cursorsDir = path.join(root, 'cursors');
   const sessionsDir = path.join(root, 'sessions');
@@ -51,6 +61,8 @@ export function statePaths(stateDir: string): StatePaths {
     root,
     config: path.join(root, 'config.json'),
     tasksDir,
+    doneDir,
+    ownersDir,
     boardLock: path.join(tasksDir, '.board'),
     taskCounter: path.join(tasksDir, '.next-id'),
     revisionsDir: path.join(tasksDir, '.revs'),
@@ -64,6 +76,8 @@ export function statePaths(stateDir: string): StatePaths {
     protocolKey: path.join(runDir, 'protocol.key'),
     // Hot on the claim path: ids are integers, so plain concatenation gives what path.join would.
     taskFile: (id) => `${tasksDir}${path.sep}task_${id}.json`,
+    doneTaskFile: (id) => `${doneDir}${path.sep}task_${id}.json`,
+    ownerMarker: (name, id) => path.join(ownersDir, name, String(id)),
     revisionToken: (id, rev) => `${tasksDir}${path.sep}.revs${path.sep}${id}.${rev}`,
     inboxFile: (name) => path.join(inboxDir, `${name}.jsonl`),
     cursorFile: (name) => path.join(cursorsDir, `${name}.json`),
@@ -75,5 +89,5 @@ export function statePaths(stateDir: string): StatePaths {
 
 /** The folders teamd writes files into (for sweeps of what dead writers left). */
 export function stateFolders(paths: StatePaths): string[] {
-  return [paths.root, paths.tasksDir, paths.inboxDir, paths.cursorsDir, paths.sessionsDir, paths.runDir];
+  return [paths.root, paths.tasksDir, paths.doneDir, paths.inboxDir, paths.cursorsDir, paths.sessionsDir, paths.runDir];
 }

@@ -11,6 +11,8 @@ import { claimNext } from './claim-next.js';
 import { ReadyScanner } from './ready-scanner.js';
 import { RevisionTokens } from './revision-tokens.js';
 import { TaskStore, type CorruptTask } from './task-store.js';
+import { OwnerIndex } from './owner-index.js';
+import { isTerminal } from './task.js';
 import * as transitions from './transitions.js';
 import { dedupe, validateText } from './validation.js';
 import type { Actor } from './transitions.js';
@@ -55,10 +57,12 @@ export class Board {
   private readonly now: () => Date;
   private readonly scanner: ReadyScanner;
   private readonly tokens: RevisionTokens;
+  private readonly owners: OwnerIndex;
 
   constructor(deps: BoardDeps) {
     this.paths = deps.paths;
     this.store = new TaskStore(deps.paths);
+    this.owners = new OwnerIndex(deps.paths);
     this.locker = deps.locker;
     this.logger = deps.logger;
     this.now = deps.now ?? (() => new Date());
@@ -99,17 +103,23 @@ export class Board {
     });
   }
 
+  /**
+   * Tasks with their readiness. Asking only for pending or in-progress tasks (or ready ones) reads
+   * only the live folder; anything else reads the finished ones too.
+   */
   list(filter: TaskFilter = {}): BoardListing {
+    const liveOnly = filter.ready === true || filter.status === 'pending' || filter.status === 'in_progress';
     const tasks: Task[] = [];
     const problems: CorruptTask[] = [];
-    for (const id of this.store.listIds()) {
+    for (const id of liveOnly ? this.store.listIds() : this.store.listAllIds()) {
       const read = this.store.read(id);
       if (read.kind === 'ok') tasks.push(read.task);
       else if (read.kind === 'corrupt') problems.push({ id, file: read.file, reason: read.reason });
     }
     for (const problem of problems) this.logger.warn(problem, 'corrupt task file skipped (left untouched)');
     const byId = new Map(tasks.map((task) => [task.id, task]));
-    const lookup: StatusLookup = (id) => byId.get(id);
+    const fromDisk = this.lookupFromDisk();
+    const lookup: StatusLookup = (id) => byId.get(id) ?? (liveOnly ? fromDisk(id) : undefined);
     const views = tasks
       .map((task) => ({ ...task, ...assessReadiness(task, lookup) }))
       .filter(
@@ -119,6 +129,67 @@ export class Board {
           (filter.ready === undefined || view.ready === filter.ready),
       );
     return { tasks: views, problems };
+  }
+
+  /**
+   * The tasks `name` has in progress, from the owner index: no listing of the board. Index entries
+   * whose task is finished or gone are removed; call this only from the owner's own process, or
+   * while the owner is not running (see owner-index.ts).
+   */
+  ownedBy(name: string): Task[] {
+    const owned: Task[] = [];
+    for (const id of this.owners.idsOf(name)) {
+      const read = this.store.read(id);
+      if (read.kind === 'ok' && read.task.status === 'in_progress' && read.task.owner === name) owned.push(read.task);
+      else if (read.kind === 'missing' || (read.kind === 'ok' && isTerminal(read.task.status))) this.owners.remove(name, id);
+    }
+    return owned;
+  }
+
+  /** Up to `limit` ids of tasks that look ready now (lock-free; a claim re-checks each), lowest first. */
+  readyIds(limit: number): number[] {
+    const ids: number[] = [];
+    if (limit <= 0) return ids;
+    for (const id of this.scanner.candidates()) {
+      ids.push(id);
+      if (ids.length >= limit) break;
+    }
+    return ids;
+  }
+
+  /**
+   * Brings the files in line with the layout after a crash or an upgrade: a finished task still in
+   * the live folder moves to done/, a task left in both folders keeps its newer copy, and every task
+   * in progress has its owner index entry. Reads only the live folder; each fix is made under the task's lock.
+   */
+  async reconcile(): Promise<{ moved: number; indexed: number }> {
+    let moved = 0;
+    let indexed = 0;
+    for (const id of this.store.listIds()) {
+      const read = this.store.read(id);
+      if (read.kind !== 'ok') continue;
+      const { task, file } = read;
+      if (isTerminal(task.status) || file !== this.paths.taskFile(id)) {
+        const handle = await this.locker.acquire(this.paths.taskFile(id));
+        try {
+          const now = this.store.read(id);
+          if (now.kind !== 'ok') continue;
+          if (isTerminal(now.task.status) && now.file === this.paths.taskFile(id)) {
+            this.store.write(now.task, () => {
+              if (this.store.readRaw(id) !== now.raw) throw lostLock(id);
+            });
+            moved++;
+          } else this.store.dropStaleCopy(id, now.file);
+        } finally {
+          await handle.release();
+        }
+      } else if (task.status === 'in_progress' && task.owner !== null && !this.owners.idsOf(task.owner).includes(id)) {
+        this.owners.add(task.owner, id);
+        indexed++;
+      }
+    }
+    if (moved + indexed > 0) this.logger.info({ moved, indexed }, 'board reconciled: finished tasks moved to done/, owner index completed');
+    return { moved, indexed };
   }
 
   get(id: number): TaskView {
@@ -132,11 +203,13 @@ export class Board {
   }
 
   /** Claims the lowest-id ready task, or returns null when none can be claimed now (see claim-next.ts for why it always ends). */
-  async claimNext(owner: string, options: { skip?: ReadonlySet<number> } = {}): Promise<Task | null> {
+  async claimNext(owner: string, options: { skip?: ReadonlySet<number>; prefer?: readonly number[] } = {}): Promise<Task | null> {
     parseName(owner, 'owner');
     const skip = options.skip ?? new Set<number>();
+    const prefer = options.prefer ?? [];
     return claimNext({
-      candidates: () => withoutSkipped(this.scanner.candidates(), skip),
+      // Preferred ids (the daemon's hint) first: no scan at all when one of them is still free.
+      candidates: () => withoutSkipped(prefer.length > 0 ? preferred(prefer, this.scanner.candidates()) : this.scanner.candidates(), skip),
       locker: this.locker,
       taskFile: this.paths.taskFile,
       claimUnderLock: (handle, id) => this.claimUnderLock(handle, id, owner),
@@ -202,6 +275,10 @@ export class Board {
     // The exclusive step: only one writer of all that read this version gets to write its successor.
     const rev = this.tokens.take(id, task.rev);
     const next = { ...changed, rev };
+    const heldBy = holder(task);
+    const nextHolder = holder(next);
+    // The index entry exists before the task says so, and goes only once it no longer does (owner-index.ts).
+    if (nextHolder !== null) this.owners.add(nextHolder, id);
     try {
       this.store.write(next, () => {
         // Defence in depth for a writer more than two versions behind, whose token was pruned.
@@ -213,6 +290,7 @@ export class Board {
       this.tokens.drop(id, rev);
       throw error;
     }
+    if (heldBy !== null && heldBy !== nextHolder) this.owners.remove(heldBy, id);
     this.tokens.prune(id, rev);
     this.scanner.remember(next);
     this.logger.info({ taskId: id, status: next.status, owner: next.owner, claim: next.claim }, 'task updated');
@@ -253,10 +331,10 @@ export class Board {
 
   /** The next free id; its first revision token is taken here, so two writers (a stale board lock) never get the same id. */
   private allocateId(): number {
-    const highest = this.store.listIds().at(-1) ?? 0;
-    const first = Math.max(this.readCounter(), highest + 1);
+    // The counter alone when it reads well; the board is listed only to rebuild a lost or damaged one.
+    const first = this.readCounter() ?? (this.store.listAllIds().at(-1) ?? 0) + 1;
     for (let id = first; id < first + MAX_ID_PROBES; id++) {
-      if (this.tokens.takeNew(id)) return id;
+      if (!this.store.exists(id) && this.tokens.takeNew(id)) return id;
     }
     throw new TeamdError(
       'CONCURRENT_WRITE',
@@ -264,9 +342,10 @@ export class Board {
     );
   }
 
-  private readCounter(): number {
+  /** The next id the counter holds, or null when there is none or it is damaged. */
+  private readCounter(): number | null {
     const raw = readTextIfExists(this.paths.taskCounter);
-    if (raw === null) return 1;
+    if (raw === null) return null;
     try {
       const next = (JSON.parse(raw) as { next?: unknown }).next;
       if (typeof next === 'number' && Number.isInteger(next) && next > 0) return next;
@@ -274,7 +353,7 @@ export class Board {
       // fall through: a damaged counter is rebuilt from the task files below
     }
     this.logger.warn({ file: this.paths.taskCounter }, 'task id counter unreadable; continuing from the highest task file');
-    return 1;
+    return null;
   }
 
   private timestamp(): string {
@@ -285,12 +364,22 @@ export class Board {
 /** Ids tried past the counter before `add` gives up: each taken one was allocated by a concurrent writer. */
 const MAX_ID_PROBES = 64;
 
+function* preferred(first: readonly number[], rest: Iterable<number>): Generator<number> {
+  yield* first;
+  for (const id of rest) if (!first.includes(id)) yield id;
+}
+
 function* withoutSkipped(ids: Iterable<number>, skip: ReadonlySet<number>): Generator<number> {
   for (const id of ids) if (!skip.has(id)) yield id;
 }
 
 /** Why `claimNext` passes over a candidate it locked and moves on to the next one. */
 const CLAIM_NEXT_SKIPS = new Set<ErrorCode>(['NOT_READY', 'TASK_CORRUPT', 'TASK_NOT_FOUND', 'CONCURRENT_WRITE']);
+
+/** Who holds the task: its owner while it is in progress. */
+function holder(task: Task): string | null {
+  return task.status === 'in_progress' ? task.owner : null;
+}
 
 function lostLock(id: number): TeamdError {
   return new TeamdError('CONCURRENT_WRITE', `lost the lock on task ${id} before writing (the process stalled); retry the command`, { details: { id } });

@@ -4,7 +4,7 @@ import { isNodeError, TeamdError } from '../errors.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { readTextIfExists } from '../fs/read-text.js';
 import { TASK_FILE_PATTERN, type StatePaths } from '../paths.js';
-import { taskSchema, type Task } from './task.js';
+import { isTerminal, taskSchema, type Task } from './task.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 
 export type TaskSummary = Pick<Task, 'status' | 'owner' | 'blockedBy'>;
@@ -17,7 +17,7 @@ export interface PeekedVersion {
 }
 
 export type TaskRead =
-  | { readonly kind: 'ok'; readonly task: Task; readonly raw: string }
+  | { readonly kind: 'ok'; readonly task: Task; readonly raw: string; readonly file: string }
   | { readonly kind: 'missing' }
   | { readonly kind: 'corrupt'; readonly file: string; readonly reason: string; readonly raw: string };
 
@@ -29,52 +29,64 @@ export interface CorruptTask {
 }
 
 /**
- * Reads of task files. Writes are whole-file renames, so a read without the lock sees either the
- * old or the new file, never a mix: lock-free reads are safe for listing and for skipping.
+ * Reads and writes of task files. A live task (pending, in progress) is `tasks/task_<id>.json`;
+ * a finished one (completed, failed, cancelled) is moved to `tasks/done/task_<id>.json`, so the
+ * folder claimers list and scan holds only what can still change hands. Every read by id looks
+ * in both places.
+ *
+ * A move is a rename of the new version into its folder, then the removal of the old one: a
+ * writer killed in between leaves both, and the one with the higher `rev` is the task (the next
+ * locked write removes the other). Writes are whole-file renames, so a read without the lock sees
+ * either the old or the new file, never a mix: lock-free reads are safe for listing and skipping.
  */
 export class TaskStore {
+  private doneDirReady = false;
+
   constructor(private readonly paths: StatePaths) {}
 
   ensureDir(): void {
     ensurePrivateDir(this.paths.tasksDir);
   }
 
-  /** Task ids with a file on disk, ascending. */
+  /** Live task ids (pending and in progress, plus any finished task not moved yet), ascending. */
   listIds(): number[] {
-    let names: string[];
-    try {
-      names = fs.readdirSync(this.paths.tasksDir);
-    } catch (error) {
-      if (isNodeError(error, 'ENOENT')) return [];
-      throw new TeamdError('IO', `cannot list ${this.paths.tasksDir}: ${(error as Error).message}`, { cause: error });
-    }
-    const ids: number[] = [];
-    for (const name of names) {
-      const match = TASK_FILE_PATTERN.exec(name);
-      if (match) ids.push(Number(match[1]));
-    }
-    return ids.sort((a, b) => a - b);
+    return listTaskIds(this.paths.tasksDir);
+  }
+
+  /** Every task id, live and finished, ascending. */
+  listAllIds(): number[] {
+    const live = this.listIds();
+    const done = listTaskIds(this.paths.doneDir);
+    if (done.length === 0) return live;
+    return [...new Set([...live, ...done])].sort((a, b) => a - b);
   }
 
   exists(id: number): boolean {
-    return fs.existsSync(this.paths.taskFile(id));
+    return fs.existsSync(this.paths.taskFile(id)) || fs.existsSync(this.paths.doneTaskFile(id));
   }
 
+  /** The raw text of the version `read` would return. */
   readRaw(id: number): string | null {
-    return readTextIfExists(this.paths.taskFile(id));
+    const read = this.read(id);
+    return read.kind === 'missing' ? null : read.raw;
   }
 
   read(id: number): TaskRead {
-    const raw = this.readRaw(id);
-    if (raw === null) return { kind: 'missing' };
-    return parseTask(id, raw, this.paths.taskFile(id));
+    const liveFile = this.paths.taskFile(id);
+    const doneFile = this.paths.doneTaskFile(id);
+    const liveRaw = readTextIfExists(liveFile);
+    const doneRaw = readTextIfExists(doneFile);
+    if (liveRaw === null && doneRaw === null) return { kind: 'missing' };
+    if (doneRaw === null) return parseTask(id, liveRaw!, liveFile);
+    if (liveRaw === null) return parseTask(id, doneRaw, doneFile);
+    return newer(parseTask(id, liveRaw, liveFile), parseTask(id, doneRaw, doneFile));
   }
 
   /**
    * The fields readiness needs, validated with the same full schema as the locked read (so a
    * task the scanner offers is one the claim can use), and the identity of exactly the version
-   * read (fstat of the open file). Null when the file is gone; the summary is undefined, with the
-   * reason, when the file is not a valid task.
+   * read (fstat of the open file). Only the live folder is looked at: that is what claimers scan.
+   * Null when the file is gone; the summary is undefined, with the reason, when the file is not a valid task.
    */
   peekVersion(id: number): PeekedVersion | null {
     const file = this.paths.taskFile(id);
@@ -96,7 +108,7 @@ export class TaskStore {
   }
 
   /** The task, or a TASK_NOT_FOUND / TASK_CORRUPT error that says what to do. */
-  require(id: number): { task: Task; raw: string } {
+  require(id: number): { task: Task; raw: string; file: string } {
     const read = this.read(id);
     switch (read.kind) {
       case 'ok':
@@ -108,10 +120,60 @@ export class TaskStore {
     }
   }
 
-  /** Replaces the task's file whole; `beforeRename` is a last check that may still refuse (by throwing). */
+  /**
+   * Replaces the task's file whole, in the folder its status belongs in, then removes the copy
+   * in the other folder (a move); `beforeRename` is a last check that may still refuse (by throwing).
+   * Callers hold the task's lock.
+   */
   write(task: Task, beforeRename?: () => void): void {
-    writeFileAtomicSync(this.paths.taskFile(task.id), `${JSON.stringify(task, null, 2)}\n`, beforeRename);
+    const finished = isTerminal(task.status);
+    if (finished && !this.doneDirReady) {
+      ensurePrivateDir(this.paths.doneDir);
+      this.doneDirReady = true;
+    }
+    const [target, other] = finished
+      ? [this.paths.doneTaskFile(task.id), this.paths.taskFile(task.id)]
+      : [this.paths.taskFile(task.id), this.paths.doneTaskFile(task.id)];
+    writeFileAtomicSync(target, `${JSON.stringify(task, null, 2)}\n`, beforeRename);
+    removeIfThere(other);
   }
+
+  /** Removes the losing copy of a task left in both folders by a writer that died mid-move. Callers hold the task's lock. */
+  dropStaleCopy(id: number, kept: string): void {
+    const other = kept === this.paths.taskFile(id) ? this.paths.doneTaskFile(id) : this.paths.taskFile(id);
+    removeIfThere(other);
+  }
+}
+
+/** Of two copies of one task, the valid one with the higher revision (ties: the finished one, written last). */
+function newer(live: TaskRead, done: TaskRead): TaskRead {
+  if (live.kind !== 'ok') return done.kind === 'ok' ? done : live;
+  if (done.kind !== 'ok') return live;
+  return live.task.rev > done.task.rev ? live : done;
+}
+
+function removeIfThere(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch (error) {
+    if (!isNodeError(error, 'ENOENT')) throw new TeamdError('IO', `cannot remove ${file}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function listTaskIds(dir: string): number[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch (error) {
+    if (isNodeError(error, 'ENOENT')) return [];
+    throw new TeamdError('IO', `cannot list ${dir}: ${(error as Error).message}`, { cause: error });
+  }
+  const ids: number[] = [];
+  for (const name of names) {
+    const match = TASK_FILE_PATTERN.exec(name);
+    if (match) ids.push(Number(match[1]));
+  }
+  return ids.sort((a, b) => a - b);
 }
 
 export function corruptError(id: number, file: string, reason: string): TeamdError {
@@ -138,7 +200,7 @@ export function parseTask(id: number, raw: string, file: string): TaskRead {
   if (parsed.data.id !== id) {
     return { kind: 'corrupt', file, raw, reason: `it says id ${parsed.data.id} but its file name says ${id}` };
   }
-  return { kind: 'ok', task: parsed.data, raw };
+  return { kind: 'ok', task: parsed.data, raw, file };
 }
 
 /** Reads an open file of known size whole: one read for a task file that is not being replaced in place (it never is). */

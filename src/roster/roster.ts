@@ -35,9 +35,16 @@ export const memberSchema = z.looseObject({
   /** When it tries the model again after an outage. */
   retryAt: z.iso.datetime({ offset: true }).nullable().optional(),
   usage: tokenUsageSchema.optional(),
+  /** Times it woke for something (a message, a bell from the daemon), safety re-checks not counted. */
+  wakes: z.number().int().nonnegative().optional(),
 });
 
 export const settingsSchema = z.looseObject({
+  /**
+   * How often an idle teammate looks for work on its own, besides the wake-ups it gets (its inbox
+   * watch, the daemon's bell): the safety net for a lost event or a daemon that is not answering.
+   */
+  recheckMs: z.number().int().positive().default(10_000),
   /** A teammate idle this long exits and sleeps until work appears; 0 = never. */
   idleTimeoutMs: z.number().int().nonnegative().default(60_000),
   model: z.string().default('offline'),

@@ -10,6 +10,8 @@ export const workerMessageSchema = z.discriminatedUnion('type', [
     /** Why it cannot work right now (a model outage), and when it tries again. */
     problem: z.string().max(1000).nullable().optional(),
     retryAt: z.iso.datetime({ offset: true }).nullable().optional(),
+    /** Wake-ups so far (not counting safety re-checks): a report follows every wake, so the daemon knows a bell was answered. */
+    wakes: z.number().int().nonnegative().optional(),
   }),
   /** The model cannot be used (key refused, unknown model): it exits 0 next and must not be restarted. */
   z.object({ type: z.literal('errored'), reason: z.string().max(2000) }),
@@ -32,5 +34,9 @@ export const workerMessageSchema = z.discriminatedUnion('type', [
 export type WorkerMessage = z.infer<typeof workerMessageSchema>;
 
 /** Daemon -> worker. */
-export const daemonMessageSchema = z.discriminatedUnion('type', [z.object({ type: z.literal('shutdown'), reason: z.string() })]);
+export const daemonMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('shutdown'), reason: z.string() }),
+  /** Ready work appeared that this idle teammate can take; `task` is the one the daemon saw first (a hint: claim it or any other). */
+  z.object({ type: z.literal('wake'), task: z.number().int().positive().nullable() }),
+]);
 export type DaemonMessage = z.infer<typeof daemonMessageSchema>;

@@ -17,16 +17,19 @@ export class MemberWork {
     },
   ) {}
 
-  /** The facts the wake policy decides on; `hasProcess` says whether a member runs (or is about to). */
-  wakeInput(members: readonly Member[], hasProcess: (name: string) => boolean): WakeInput {
+  /**
+   * The facts the wake policy decides on; `hasProcess` says whether a member runs (or is about to),
+   * `awakeAvailable` how many running teammates will take ready tasks themselves.
+   */
+  wakeInput(members: readonly Member[], hasProcess: (name: string) => boolean, readyTasks: number, awakeAvailable: number): WakeInput {
     const asleep = members.filter((m) => m.status === 'asleep' && !hasProcess(m.name));
     if (asleep.length === 0) return { asleep, withUnread: new Set(), withOpenTask: new Set(), readyTasks: 0, awakeAvailable: 0 };
     return {
       asleep,
       withUnread: new Set(asleep.filter((m) => this.hasUnread(m.name)).map((m) => m.name)),
-      withOpenTask: new Set(this.openTasksByOwner().keys()),
-      readyTasks: this.deps.board.list({ ready: true }).tasks.length,
-      awakeAvailable: members.filter((m) => (m.status === 'idle' || m.status === 'starting') && hasProcess(m.name)).length,
+      withOpenTask: new Set(asleep.filter((m) => this.deps.board.ownedBy(m.name).length > 0).map((m) => m.name)),
+      readyTasks,
+      awakeAvailable,
     };
   }
 
@@ -39,10 +42,12 @@ export class MemberWork {
     }
   }
 
-  openTasksByOwner(): Map<string, number[]> {
+  /** The tasks each named member holds, from the owner index (call only while they are not running). */
+  openTasksOf(names: readonly string[]): Map<string, number[]> {
     const byOwner = new Map<string, number[]>();
-    for (const task of this.deps.board.list({ status: 'in_progress' }).tasks) {
-      if (task.owner) byOwner.set(task.owner, [...(byOwner.get(task.owner) ?? []), task.id]);
+    for (const name of names) {
+      const ids = this.deps.board.ownedBy(name).map((task) => task.id);
+      if (ids.length > 0) byOwner.set(name, ids);
     }
     return byOwner;
   }
@@ -50,7 +55,7 @@ export class MemberWork {
   /** Puts a teammate's in-progress tasks back on the board, fenced by the claim number seen. */
   async releaseTasksOf(name: string, why: string): Promise<number[]> {
     const released: number[] = [];
-    for (const task of this.deps.board.list({ status: 'in_progress', owner: name }).tasks) {
+    for (const task of this.deps.board.ownedBy(name)) {
       try {
         await this.deps.board.release(task.id, { owner: name, claim: task.claim });
         released.push(task.id);

@@ -12,6 +12,7 @@ import { decideRestart, DEFAULT_RESTART_POLICY, describeExit, FRESH_HISTORY, typ
 import { DEFAULT_LADDER, settlesWithin, stopChild, type LadderTimings, type StopRung } from './stop-ladder.js';
 import { chooseWakeUps } from './wake-policy.js';
 import { WakeScheduler } from './wake-scheduler.js';
+import { WorkBells } from './work-bells.js';
 import type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
 
 export type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
@@ -43,9 +44,10 @@ export class Supervisor {
   private bell: Doorbell | null = null;
   private stopping = false;
   private readonly wakes = new WakeScheduler(
-    () => this.wakeSleepers(),
+    () => this.lookForWork(),
     () => this.stopping,
   );
+  private readonly bells: WorkBells;
 
   private readonly work: MemberWork;
 
@@ -54,12 +56,15 @@ export class Supervisor {
     this.policy = deps.restartPolicy ?? DEFAULT_RESTART_POLICY;
     this.ladder = deps.ladder ?? DEFAULT_LADDER;
     this.now = deps.now ?? Date.now;
+    this.bells = new WorkBells(this.now);
   }
 
   /** Reconciles the roster with reality (no teammate runs yet) and starts watching for work. */
   async start(): Promise<void> {
-    const openTasks = this.work.openTasksByOwner();
-    for (const member of this.deps.roster.read().members) {
+    await this.deps.board.reconcile();
+    const members = this.deps.roster.read().members;
+    const openTasks = this.work.openTasksOf(members.map((m) => m.name));
+    for (const member of members) {
       if (member.status === 'shutdown' || member.status === 'errored' || member.status === 'budget') {
         await this.work.releaseTasksOf(member.name, `${member.name} is ${member.status}`);
         this.deps.roster.patchMember(member.name, { pid: null, task: null });
@@ -206,7 +211,14 @@ export class Supervisor {
         this.deps.logger.info({ teammate: name, readyMs: this.now() - slot.startedAt }, 'teammate ready');
         break;
       case 'status':
-        this.deps.roster.patchMember(name, { status: message.status, task: message.task, problem: message.problem ?? null, retryAt: message.retryAt ?? null });
+        this.bells.reported(name, message.status);
+        this.deps.roster.patchMember(name, {
+          status: message.status,
+          task: message.task,
+          problem: message.problem ?? null,
+          retryAt: message.retryAt ?? null,
+          ...(message.wakes === undefined ? {} : { wakes: message.wakes }),
+        });
         if (message.status === 'idle') this.wakes.schedule();
         break;
       case 'asleep':
@@ -228,6 +240,7 @@ export class Supervisor {
 
   private async onExit(name: string, slot: Slot, code: number | null, signal: NodeJS.Signals | null, pid: number | undefined): Promise<void> {
     slot.child = null;
+    this.bells.gone(name);
     const logger = this.deps.logger.child({ teammate: name });
     cleanUpAfterTeammate(this.deps.paths, pid, logger);
     const exit = { code, signal, expected: slot.expected !== null, startedAt: slot.startedAt, exitedAt: this.now() };
@@ -284,14 +297,26 @@ export class Supervisor {
     }
   }
 
-  private wakeSleepers(): void {
+  /**
+   * Work appeared (a change in tasks/ or inbox/, a teammate went idle or exited): wakes sleepers
+   * that have mail or work of their own, or are needed for ready tasks, and rings as many idle
+   * teammates as there are ready tasks nobody is on the way to — not everyone.
+   */
+  private lookForWork(): void {
     if (this.stopping) return;
     try {
-      const input = this.work.wakeInput(this.deps.roster.read().members, (name) => Boolean(this.slots.get(name)?.child || this.slots.get(name)?.restartTimer));
-      if (input.asleep.length === 0) return;
+      const members = this.deps.roster.read().members;
+      const hasProcess = (name: string): boolean => Boolean(this.slots.get(name)?.child || this.slots.get(name)?.restartTimer);
+      const ready = this.deps.board.readyIds(members.length + 1);
+      const starting = members.filter((m) => m.status === 'starting' && hasProcess(m.name)).length;
+      const input = this.work.wakeInput(members, hasProcess, ready.length, this.bells.available() + this.bells.inFlight() + starting);
       for (const name of chooseWakeUps(input)) {
         this.deps.logger.info({ teammate: name }, 'waking teammate: work appeared');
         this.launch(name);
+      }
+      for (const { name, task } of this.bells.choose(ready)) {
+        const child = this.slots.get(name)?.child;
+        if (child) sendToMember(child, { type: 'wake', task });
       }
     } catch (error) {
       this.deps.logger.error({ err: error }, 'could not check for work to wake teammates');

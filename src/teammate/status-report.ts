@@ -7,13 +7,14 @@ export class StatusReport {
 
   constructor(private readonly link: DaemonLink) {}
 
-  send(status: 'idle' | 'working', task: number | null, backoff: ModelBackoff | null, now = Date.now()): void {
+  /** `wakes` is in the key: every wake-up is answered with a report, so the daemon knows its bell was heard. */
+  send(status: 'idle' | 'working', task: number | null, backoff: ModelBackoff | null, wakes = 0, now = Date.now()): void {
     const waiting = backoff && now < backoff.until ? backoff : null;
     const problem = waiting ? `model unavailable: ${waiting.reason}` : null;
     const retryAt = waiting ? new Date(waiting.until).toISOString() : null;
-    const key = JSON.stringify([status, task, problem, retryAt]);
+    const key = JSON.stringify([status, task, problem, retryAt, wakes]);
     if (this.last === key) return;
     this.last = key;
-    this.link.send({ type: 'status', status, task, problem, retryAt });
+    this.link.send({ type: 'status', status, task, problem, retryAt, wakes });
   }
 }

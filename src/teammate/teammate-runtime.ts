@@ -79,6 +79,10 @@ export class TeammateRuntime {
   private readonly status: StatusReport;
   /** Inside a unit of work (the model or a tool is running). */
   private busy = false;
+  /** Wake-ups that were not safety re-checks: a message, a bell from the daemon. */
+  private wakes = 0;
+  /** Tasks the daemon said were ready when it rang: tried first, before any scan of the board. */
+  private hints: number[] = [];
 
   private readonly plans: PlanGate;
   private readonly intake: InboxIntake;
@@ -110,9 +114,16 @@ export class TeammateRuntime {
     this.stopper.abort();
   }
 
+  /** The daemon rang: ready work appeared, `task` first. */
+  wake(task: number | null): void {
+    if (task !== null && !this.hints.includes(task)) this.hints = [...this.hints.slice(-7), task];
+    this.deps.bell.ring('change', false);
+  }
+
   async run(): Promise<RuntimeEnd> {
     const { link } = this.deps;
     link.send({ type: 'ready' });
+    this.deps.model.warmUp?.();
     this.report('idle');
     let idleSince = Date.now();
     // Spent before this start (a restart, a wake): it stops again, without telling the lead twice.
@@ -150,9 +161,14 @@ export class TeammateRuntime {
         continue;
       }
       this.report('idle');
-      if ((await waitForWork(this.deps.bell, this.stopper.signal, idleSince, this.deps.idleTimeoutMs)) === 'timeout') {
+      const woke = await waitForWork(this.deps.bell, this.stopper.signal, idleSince, this.deps.idleTimeoutMs);
+      if (woke === 'timeout') {
         this.deps.link.send({ type: 'asleep' });
         return 'asleep';
+      }
+      if (woke === 'work' && !this.stopper.signal.aborted) {
+        this.wakes++;
+        this.deps.logger.info({ wakes: this.wakes, hints: this.hints }, 'woke');
       }
     }
     return 'stopped';
@@ -161,7 +177,7 @@ export class TeammateRuntime {
   /** A task it still owns (once per process: never hot-loop on one the model left open), else a claim. */
   private async takeNextTask(): Promise<boolean> {
     const { board, identity, session } = this.deps;
-    const own = board.list({ status: 'in_progress', owner: identity.name }).tasks.find((t) => !this.worked.has(t.id));
+    const own = board.ownedBy(identity.name).find((t) => !this.worked.has(t.id));
     if (own) {
       this.take(own);
       foldSuperseded(session.messages);
@@ -171,7 +187,9 @@ export class TeammateRuntime {
       ]);
       return true;
     }
-    const claimed = await board.claimNext(identity.name, { skip: new Set(session.gaveUp) });
+    const prefer = this.hints;
+    this.hints = [];
+    const claimed = await board.claimNext(identity.name, { skip: new Set(session.gaveUp), prefer });
     if (!claimed) return false;
     this.take(claimed);
     foldSuperseded(session.messages);
@@ -371,6 +389,6 @@ export class TeammateRuntime {
   }
 
   private report(status: 'idle' | 'working'): void {
-    this.status.send(status, this.currentTask?.id ?? null, this.backoff);
+    this.status.send(status, this.currentTask?.id ?? null, this.backoff, this.wakes);
   }
 }

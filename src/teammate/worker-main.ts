@@ -73,7 +73,9 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     logger.warn({ repairs }, 'repaired the saved conversation so the API accepts it');
   const handled = new Set(session.handled);
   const locker = new FileLocker({ logger });
-  const bell = await Doorbell.open({ dirs: [paths.inboxDir, paths.tasksDir], logger });
+  // Its own inbox only, and the daemon's bell for ready work (link below): a change elsewhere
+  // wakes nobody here. The safety re-check covers a lost event and a daemon that does not ring.
+  const bell = await Doorbell.open({ files: [paths.inboxFile(args.name)], rescanMs: config.settings.recheckMs, logger });
   const workspace = path.dirname(paths.root);
   const sandbox = detectSandbox();
   if (sandbox.kind === 'none' && config.settings.sandbox === 'required') {
@@ -118,8 +120,15 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     maxTokensCap: outputCap,
   });
   link.onMessage((message) => {
-    logger.info({ reason: message.reason }, 'stop requested by the daemon');
-    runtime.stop();
+    switch (message.type) {
+      case 'wake':
+        runtime.wake(message.task);
+        return;
+      case 'shutdown':
+        logger.info({ reason: message.reason }, 'stop requested by the daemon');
+        runtime.stop();
+        return;
+    }
   });
   proc.once('SIGTERM', () => {
     logger.info('SIGTERM: stopping after the current step');

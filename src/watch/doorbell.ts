@@ -1,16 +1,26 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import type { Logger } from '../logger.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 
 export type WakeReason = 'change' | 'rescan' | 'aborted';
 
 export interface DoorbellOptions {
-  /** Folders to watch (created if missing); only their direct entries count. */
-  readonly dirs: readonly string[];
+  /**
+   * Folders to watch (created if missing), with one plain inotify watch each: an event costs
+   * the same whatever the folder holds. Only their direct entries count.
+   */
+  readonly dirs?: readonly string[];
+  /**
+   * Files to watch with chokidar (created empty if missing), one inotify watch each: an inbox.
+   * chokidar is kept where it is cheap (a single file: one stat per event) and not for folders,
+   * where it re-reads the whole folder on every event (docs/architecture.md, "Wake-ups").
+   */
+  readonly files?: readonly string[];
   /** Which paths ring the bell; default: all but temp and lock files. */
   readonly accept?: (file: string) => boolean;
-  /** A slow safety ring for events the OS dropped (inotify overflow is silent). */
+  /** A slow safety ring for events the OS dropped (inotify overflow is silent). 0: none. */
   readonly rescanMs?: number;
   /**
    * chokidar reports a path's changes at most once per 50 ms, leading edge only, and drops a
@@ -29,51 +39,67 @@ const DEFAULT_TRAILING_MS = 100;
  * wait() returned. Treat a ring as "go and read to the end", never as "one new item".
  */
 export class Doorbell {
-  private rung = false;
+  private pending: 'change' | 'rescan' | null = null;
   private waiters: ((reason: WakeReason) => void)[] = [];
   private trailingTimer: NodeJS.Timeout | undefined;
   private rescanTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  private readonly folderWatchers: fs.FSWatcher[] = [];
+  private fileWatcher: FSWatcher | null = null;
 
-  private constructor(
-    private readonly watcher: FSWatcher,
-    private readonly options: DoorbellOptions,
-  ) {}
+  private constructor(private readonly options: DoorbellOptions) {}
 
   static async open(options: DoorbellOptions): Promise<Doorbell> {
-    for (const dir of options.dirs) ensurePrivateDir(dir);
+    const bell = new Doorbell(options);
     const accept = options.accept ?? defaultAccept;
-    const watcher = watch([...options.dirs], {
-      ignoreInitial: true,
-      depth: 0,
-      persistent: true,
-      // An ignored folder would not be watched at all; only filter files.
-      ignored: (file, stats) => stats !== undefined && !stats.isDirectory() && !accept(file),
-    });
-    const bell = new Doorbell(watcher, options);
-    watcher.on('all', (_event, file) => {
-      if (!options.dirs.includes(file) && accept(file)) bell.ring('change');
-    });
-    // chokidar's 'raw' events are the unthrottled fs.watch notifications behind 'change': the
-    // earliest signal of an append, where 'change' may come 50 ms later or not at all.
-    watcher.on('raw', (_event, name, details) => {
-      const watched = (details as { watchedPath?: string } | undefined)?.watchedPath;
-      if (typeof name !== 'string' || typeof watched !== 'string') return;
-      const file = options.dirs.includes(watched) ? path.join(watched, name) : watched;
-      if (!options.dirs.includes(file) && accept(file)) bell.ring('change');
-    });
-    watcher.on('error', (error) => options.logger.warn({ err: error }, 'file watcher error; relying on the safety rescan'));
-    await new Promise<void>((resolve) => watcher.once('ready', resolve));
-    bell.rescanTimer = setInterval(() => bell.ring('rescan', false), options.rescanMs ?? DEFAULT_RESCAN_MS);
-    bell.rescanTimer.unref();
+    for (const dir of options.dirs ?? []) {
+      ensurePrivateDir(dir);
+      bell.watchFolder(dir, accept);
+    }
+    const files = options.files ?? [];
+    if (files.length > 0) {
+      for (const file of files) {
+        ensurePrivateDir(path.dirname(file));
+        fs.closeSync(fs.openSync(file, 'a', 0o600));
+      }
+      // Loaded only by the processes that watch a file: the CLI's watch never pays for it.
+      const { watch } = await import('chokidar');
+      const watcher = watch([...files], { ignoreInitial: true, persistent: true });
+      bell.fileWatcher = watcher;
+      // 'raw' is the unthrottled fs.watch notification behind 'change': the earliest signal of an append.
+      watcher.on('raw', () => bell.ring('change'));
+      watcher.on('all', () => bell.ring('change'));
+      watcher.on('error', (error) => options.logger.warn({ err: error }, 'file watcher error; relying on the safety rescan'));
+      await new Promise<void>((resolve) => watcher.once('ready', resolve));
+    }
+    const rescanMs = options.rescanMs ?? DEFAULT_RESCAN_MS;
+    if (rescanMs > 0) {
+      bell.rescanTimer = setInterval(() => bell.ring('rescan', false), rescanMs);
+      bell.rescanTimer.unref();
+    }
     return bell;
+  }
+
+  private watchFolder(dir: string, accept: (file: string) => boolean): void {
+    try {
+      const watcher = fs.watch(dir, { persistent: true }, (_event, name) => {
+        if (name === null || accept(path.join(dir, name.toString()))) this.ring('change', false);
+      });
+      watcher.on('error', (error) => this.options.logger.warn({ err: error, dir }, 'folder watch failed; relying on the safety rescan'));
+      this.folderWatchers.push(watcher);
+    } catch (error) {
+      // Out of inotify watches or instances (teamd start checks the limits): slower, not broken.
+      this.options.logger.warn({ err: error, dir }, 'cannot watch the folder; relying on the safety rescan');
+    }
   }
 
   /** Resolves at once if the bell rang since the last wait, else at the next ring (or abort). */
   wait(signal?: AbortSignal): Promise<WakeReason> {
-    if (this.rung || this.closed) {
-      this.rung = false;
-      return Promise.resolve(this.closed ? 'aborted' : 'change');
+    if (this.closed) return Promise.resolve('aborted');
+    if (this.pending !== null) {
+      const reason = this.pending;
+      this.pending = null;
+      return Promise.resolve(reason);
     }
     if (signal?.aborted) return Promise.resolve('aborted');
     return new Promise((resolve) => {
@@ -90,12 +116,18 @@ export class Doorbell {
     });
   }
 
-  /** Rings by hand, e.g. after this process itself wrote something the reader must see. */
+  /** Forgets a ring nobody has waited for yet: the caller is about to read everything anyway. */
+  drain(): void {
+    if (this.pending === 'change' || this.pending === 'rescan') this.pending = null;
+  }
+
+  /** Rings by hand, e.g. after this process itself wrote something the reader must see, or the daemon said so. */
   ring(reason: 'change' | 'rescan' = 'change', trailing = true): void {
     if (this.closed) return;
     const waiters = this.waiters;
     this.waiters = [];
-    if (waiters.length === 0) this.rung = true;
+    // A change outranks a rescan that nobody has taken yet.
+    if (waiters.length === 0 && this.pending !== 'change') this.pending = reason;
     for (const waiter of waiters) waiter(reason);
     // Re-armed on every event: what must be covered is the throttle window after the *last* one.
     if (trailing) {
@@ -113,7 +145,8 @@ export class Doorbell {
     clearInterval(this.rescanTimer);
     clearTimeout(this.trailingTimer);
     for (const waiter of this.waiters.splice(0)) waiter('aborted');
-    await this.watcher.close();
+    for (const watcher of this.folderWatchers) watcher.close();
+    await this.fileWatcher?.close();
   }
 }
 

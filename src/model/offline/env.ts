@@ -2,3 +2,4 @@
 export const OFFLINE_URL_ENV = 'TEAMD_OFFLINE_URL';
 /** ...and the key it accepts (a TEAMD_ variable, so no command ever sees it). */
 export const OFFLINE_KEY_ENV = 'TEAMD_OFFLINE_KEY';
+export const TEAMMATE_HEADER = 'x-teamd-teammate';

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { Logger } from '../../logger.js';
+import { TEAMMATE_HEADER } from './env.js';
 import { servedModel } from '../model-catalog.js';
 import { decideOffline, type OfflineBlock, type OfflineTurn } from './policy.js';
 import { PromptCache } from './prompt-cache.js';
@@ -10,7 +11,6 @@ import { estimateTokens, findViolation, promptTokens, textAfterToolResults, type
 import { sendApiError, sendJson, sendJsonMessage, streamMessage, type OfflineMessage, type StreamShape } from './respond.js';
 import type { OfflineScript, ScriptStep } from './script.js';
 
-export const TEAMMATE_HEADER = 'x-teamd-teammate';
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 const blockSchema = z.looseObject({ type: z.string() });
