@@ -331,8 +331,10 @@ export class Board {
 
   /** The next free id; its first revision token is taken here, so two writers (a stale board lock) never get the same id. */
   private allocateId(): number {
-    // The counter alone when it reads well; the board is listed only to rebuild a lost or damaged one.
-    const first = this.readCounter() ?? (this.store.listAllIds().at(-1) ?? 0) + 1;
+    // The counter alone when it reads well; the board is listed only to rebuild a lost or damaged
+    // one, or when the counter is behind (task files copied in by hand or by git).
+    let first = this.readCounter() ?? this.highestId() + 1;
+    if (this.store.exists(first)) first = Math.max(first, this.highestId() + 1);
     for (let id = first; id < first + MAX_ID_PROBES; id++) {
       if (!this.store.exists(id) && this.tokens.takeNew(id)) return id;
     }
@@ -340,6 +342,10 @@ export class Board {
       'CONCURRENT_WRITE',
       `could not allocate a task id: ${MAX_ID_PROBES} ids from ${first} are taken in ${this.paths.revisionsDir}; retry the command`,
     );
+  }
+
+  private highestId(): number {
+    return this.store.listAllIds().at(-1) ?? 0;
   }
 
   /** The next id the counter holds, or null when there is none or it is damaged. */

@@ -1,15 +1,6 @@
 import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { TeamdError } from '../errors.js';
-import { startCommand, stopCommand } from './commands/daemon.js';
-import { demoCommand } from './commands/demo.js';
-import { logsCommand } from './commands/logs.js';
-import { approveCommand, rejectCommand } from './commands/plans.js';
-import { watchCommand } from './commands/watch.js';
-import { serviceCommand } from './commands/service.js';
-import { budgetCommand, shutdownCommand, spawnCommand, statusCommand, teamCommand } from './commands/team.js';
-import { broadcastCommand, inboxCommand, sendCommand } from './commands/messages.js';
-import { taskCommand } from './commands/task.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import type { Io } from './output.js';
 
@@ -34,7 +25,43 @@ function configureErrors(command: Command, io: Io): void {
   for (const sub of command.commands) configureErrors(sub, io);
 }
 
-export function buildProgram(io: Io): Command {
+type CommandFactory = (io: Io) => Command;
+
+/**
+ * Every command, loaded only when used: `teamd task list` reads the board without loading the
+ * daemon, the watch screen or the demo (docs/architecture.md, "Start-up").
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
+  start: async () => (await import('./commands/daemon.js')).startCommand,
+  stop: async () => (await import('./commands/daemon.js')).stopCommand,
+  spawn: async () => (await import('./commands/team.js')).spawnCommand,
+  shutdown: async () => (await import('./commands/team.js')).shutdownCommand,
+  budget: async () => (await import('./commands/team.js')).budgetCommand,
+  status: async () => (await import('./commands/team.js')).statusCommand,
+  team: async () => (await import('./commands/team.js')).teamCommand,
+  approve: async () => (await import('./commands/plans.js')).approveCommand,
+  reject: async () => (await import('./commands/plans.js')).rejectCommand,
+  watch: async () => (await import('./commands/watch.js')).watchCommand,
+  logs: async () => (await import('./commands/logs.js')).logsCommand,
+  service: async () => (await import('./commands/service.js')).serviceCommand,
+  task: async () => (await import('./commands/task.js')).taskCommand,
+  send: async () => (await import('./commands/messages.js')).sendCommand,
+  broadcast: async () => (await import('./commands/messages.js')).broadcastCommand,
+  inbox: async () => (await import('./commands/messages.js')).inboxCommand,
+  demo: async () => (await import('./commands/demo.js')).demoCommand,
+};
+
+/** The command a command line names, when it names one: only that one is loaded. */
+function namedCommand(argv: readonly string[]): string | null {
+  const first = argv[0];
+  return first !== undefined && Object.hasOwn(COMMANDS, first) ? first : null;
+}
+
+/** The program with the named commands (all of them when none is named: help, a typo, no arguments). */
+export async function buildProgram(io: Io, argv: readonly string[] = []): Promise<Command> {
+  const named = namedCommand(argv);
+  const names = named === null ? Object.keys(COMMANDS) : [named];
+  const factories = await Promise.all(names.map((name) => COMMANDS[name]!()));
   const program = new Command('teamd')
     .description('runs a team of autonomous LLM coding agents on this machine, coordinating through files in a state folder')
     .version(packageVersion(), '-V, --version')
@@ -45,32 +72,16 @@ export function buildProgram(io: Io): Command {
 Every command takes --dir <path> (default: $TEAMD_DIR, else ./.team); commands that print data take --json.
 Exit codes: 0 ok, 1 error, 2 wrong arguments or input, 3 nothing ready to claim, 4 refused by the board's state.
 Try it offline: teamd demo. Documentation: the docs/ folder of the package.`,
-    )
-    .addCommand(startCommand(io))
-    .addCommand(stopCommand(io))
-    .addCommand(spawnCommand(io))
-    .addCommand(shutdownCommand(io))
-    .addCommand(budgetCommand(io))
-    .addCommand(statusCommand(io))
-    .addCommand(teamCommand(io))
-    .addCommand(approveCommand(io))
-    .addCommand(rejectCommand(io))
-    .addCommand(watchCommand(io))
-    .addCommand(logsCommand(io))
-    .addCommand(serviceCommand(io))
-    .addCommand(taskCommand(io))
-    .addCommand(sendCommand(io))
-    .addCommand(broadcastCommand(io))
-    .addCommand(inboxCommand(io))
-    .addCommand(demoCommand(io));
+    );
+  for (const factory of factories) program.addCommand(factory(io));
   configureErrors(program, io);
   return program;
 }
 
 /** The only place errors become exit codes and text. */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
-  const program = buildProgram(io);
   try {
+    const program = await buildProgram(io, argv);
     await program.parseAsync([...argv], { from: 'user' });
     return EXIT_OK;
   } catch (error) {

@@ -15,6 +15,7 @@ import type { RestartPolicy } from '../supervisor/restart-policy.js';
 import type { LadderTimings } from '../supervisor/stop-ladder.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import { Doorbell } from '../watch/doorbell.js';
+import { inotifyWarning } from '../proc/inotify.js';
 import { describeSandbox, detectSandbox, type SandboxMode } from '../sandbox/sandbox.js';
 import { cleanUpAfterEarlierDaemon } from '../supervisor/clean-up.js';
 import { ControlServer } from './control-server.js';
@@ -94,6 +95,8 @@ export class Daemon {
       const daemon = new Daemon(options, supervisor, info, model, roster);
       // Before any task is resumed: nothing an earlier daemon's teammates started may run alongside its second run.
       cleanUpAfterEarlierDaemon(paths, logger);
+      const inotify = inotifyWarning(roster.read().members.length);
+      if (inotify) logger.warn({ inotify }, 'the team may not fit the inotify limits');
       await supervisor.start();
       daemon.server = await ControlServer.listen(paths.daemonSocket, (request) => daemon.handle(request), logger);
       logger.info({ pid: info.pid, dir: paths.root }, 'daemon ready');

@@ -63,11 +63,32 @@ export function emptySession(): Session {
   };
 }
 
+/** Persisted messages at the end that may still change in place (a folded message, an extended turn): compared on every save. */
+const TAIL = 3;
+
+/** Appended bytes past which the log is rewritten whole (and at least this multiple of its last whole size). */
+const REWRITE_AFTER_BYTES = 1024 * 1024;
+const REWRITE_GROWTH = 2;
+
 /**
- * `sessions/<name>.jsonl`: a header line, then one line per conversation message. Rewritten
- * whole (temp + rename) after every step, so a restarted teammate continues where it was.
+ * `sessions/<name>.jsonl`, so a restarted teammate continues where it was. A header line, the
+ * conversation's messages one per line, then records appended after each step (one write each):
+ * `{"set": i, "message": …}` (message i is new or changed), `{"meta": …}` (the header's small
+ * fields), `{"handled": [ids]}` (more inbox ids). Nothing is rewritten per step; the file is
+ * replaced whole (temp + rename) only when the conversation was rewritten (compaction, repair,
+ * folded directives: `rewrite`) or the appended records outgrew the conversation. A record torn by
+ * a kill mid-append is the last line and is dropped on load.
  */
 export class SessionStore {
+  /** How many messages the file holds, and the JSON of the last few (to see which changed). */
+  private persisted = 0;
+  private tail = new Map<number, string>();
+  private meta: string | null = null;
+  private handled = 0;
+  private appended = 0;
+  private wholeBytes = 0;
+  private whole = false;
+
   constructor(
     private readonly file: string,
     private readonly logger: Logger,
@@ -80,19 +101,16 @@ export class SessionStore {
     } catch {
       return emptySession();
     }
-    const [first, ...rest] = raw.split('\n').filter((line) => line.length > 0);
+    const lines = raw.split('\n');
+    // A last line without its newline is a record torn by a kill mid-append: never applied.
+    const torn = lines.pop();
+    if (torn) this.logger.warn({ file: this.file, bytes: torn.length }, 'dropped a session record torn by a kill mid-write');
     try {
-      const header = headerSchema.parse(JSON.parse(first ?? ''));
-      const messages = rest.map((line) => messageSchema.parse(JSON.parse(line)) as ChatMessage);
-      return {
-        messages,
-        handled: header.handled,
-        approvedPlan: header.approvedPlan,
-        planRequests: header.planRequests,
-        gaveUp: header.gaveUp,
-        budgetNotice: header.budgetNotice,
-        usage: header.usage,
-      };
+      const session = replay(lines.filter((line) => line.length > 0));
+      this.noteWhole(session, raw.length);
+      // Appending after a torn fragment would glue the next record onto it: the first save rewrites.
+      if (torn) this.whole = false;
+      return session;
     } catch (error) {
       const aside = `${this.file}.corrupt-${Date.now()}`;
       fs.renameSync(this.file, aside);
@@ -101,19 +119,112 @@ export class SessionStore {
     }
   }
 
+  /** Appends what changed since the last save: the new and changed messages, the header's fields. */
   save(session: Session): void {
-    const handled = session.handled.slice(-MAX_HANDLED);
-    const header = {
-      teamdSession: 1,
-      handled,
-      approvedPlan: session.approvedPlan,
-      planRequests: session.planRequests.slice(-100),
-      gaveUp: session.gaveUp.slice(-1000),
-      budgetNotice: session.budgetNotice,
-      usage: session.usage,
-    };
-    const lines = [JSON.stringify(header), ...session.messages.map((message) => JSON.stringify(message))];
-    ensurePrivateDir(path.dirname(this.file));
-    writeFileAtomicSync(this.file, `${lines.join('\n')}\n`);
+    trimHandled(session);
+    if (!this.whole || session.messages.length < this.persisted || session.handled.length < this.handled || this.appended > this.rewriteLimit()) {
+      this.rewrite(session);
+      return;
+    }
+    const records: string[] = [];
+    const from = Math.max(0, this.persisted - TAIL);
+    for (let i = from; i < session.messages.length; i++) {
+      const json = JSON.stringify(session.messages[i]);
+      if (i < this.persisted && this.tail.get(i) === json) continue;
+      records.push(`{"set":${i},"message":${json}}`);
+      this.tail.set(i, json);
+    }
+    for (const i of [...this.tail.keys()]) if (i < session.messages.length - TAIL) this.tail.delete(i);
+    this.persisted = session.messages.length;
+    const meta = JSON.stringify(metaOf(session));
+    if (meta !== this.meta) {
+      records.push(`{"meta":${meta}}`);
+      this.meta = meta;
+    }
+    if (session.handled.length > this.handled) {
+      records.push(JSON.stringify({ handled: session.handled.slice(this.handled) }));
+      this.handled = session.handled.length;
+    }
+    if (records.length === 0) return;
+    const text = `${records.join('\n')}\n`;
+    // One write(2): a record is never interleaved, and a kill leaves at most a torn last line.
+    fs.appendFileSync(this.file, text, { mode: 0o600 });
+    this.appended += Buffer.byteLength(text);
   }
+
+  /** Replaces the file whole: after the conversation was changed anywhere but at its end. */
+  rewrite(session: Session): void {
+    trimHandled(session);
+    const header = { teamdSession: 1, handled: session.handled, ...metaOf(session) };
+    const lines = [JSON.stringify(header), ...session.messages.map((message) => JSON.stringify(message))];
+    const text = `${lines.join('\n')}\n`;
+    ensurePrivateDir(path.dirname(this.file));
+    writeFileAtomicSync(this.file, text);
+    this.noteWhole(session, text.length);
+  }
+
+  private noteWhole(session: Session, bytes: number): void {
+    this.whole = true;
+    this.persisted = session.messages.length;
+    this.tail = new Map(
+      session.messages.slice(-TAIL).map((message, k) => [session.messages.length - Math.min(TAIL, session.messages.length) + k, JSON.stringify(message)]),
+    );
+    this.meta = JSON.stringify(metaOf(session));
+    this.handled = session.handled.length;
+    this.appended = 0;
+    this.wholeBytes = bytes;
+  }
+
+  private rewriteLimit(): number {
+    return Math.max(REWRITE_AFTER_BYTES, this.wholeBytes * REWRITE_GROWTH);
+  }
+}
+
+function trimHandled(session: Session): void {
+  if (session.handled.length > MAX_HANDLED) session.handled.splice(0, session.handled.length - MAX_HANDLED);
+}
+
+function metaOf(session: Session): Omit<z.input<typeof headerSchema>, 'teamdSession' | 'handled'> {
+  return {
+    approvedPlan: session.approvedPlan,
+    planRequests: session.planRequests.slice(-100),
+    gaveUp: session.gaveUp.slice(-1000),
+    budgetNotice: session.budgetNotice,
+    usage: session.usage,
+  };
+}
+
+const setSchema = z.object({ set: z.number().int().nonnegative(), message: messageSchema });
+const metaSchema = z.object({ meta: headerSchema.omit({ teamdSession: true, handled: true }) });
+const handledSchema = z.object({ handled: z.array(z.string()) });
+
+/** The header, the messages, then the appended records in order. Throws on anything it cannot read. */
+function replay(lines: readonly string[]): Session {
+  const [first, ...rest] = lines;
+  const header = headerSchema.parse(JSON.parse(first ?? ''));
+  const session: Session = {
+    messages: [],
+    handled: header.handled,
+    approvedPlan: header.approvedPlan,
+    planRequests: header.planRequests,
+    gaveUp: header.gaveUp,
+    budgetNotice: header.budgetNotice,
+    usage: header.usage,
+  };
+  for (const line of rest) {
+    const json: unknown = JSON.parse(line);
+    if (typeof json === 'object' && json !== null && 'set' in json) {
+      const { set, message } = setSchema.parse(json);
+      if (set > session.messages.length) throw new Error(`record sets message ${set} of ${session.messages.length}`);
+      session.messages[set] = message as ChatMessage;
+    } else if (typeof json === 'object' && json !== null && 'meta' in json) {
+      const { meta } = metaSchema.parse(json);
+      Object.assign(session, meta);
+    } else if (typeof json === 'object' && json !== null && 'handled' in json && !('role' in json)) {
+      session.handled.push(...handledSchema.parse(json).handled);
+    } else {
+      session.messages.push(messageSchema.parse(json) as ChatMessage);
+    }
+  }
+  return session;
 }

@@ -79,6 +79,8 @@ export class TeammateRuntime {
   private readonly status: StatusReport;
   /** Inside a unit of work (the model or a tool is running). */
   private busy = false;
+  /** The conversation was changed before its last messages (compaction, folding): the next save rewrites the session file. */
+  private rewriteSession = false;
   /** Wake-ups that were not safety re-checks: a message, a bell from the daemon. */
   private wakes = 0;
   /** Tasks the daemon said were ready when it rang: tried first, before any scan of the board. */
@@ -180,7 +182,7 @@ export class TeammateRuntime {
     const own = board.ownedBy(identity.name).find((t) => !this.worked.has(t.id));
     if (own) {
       this.take(own);
-      foldSuperseded(session.messages);
+      if (foldSuperseded(session.messages) > 0) this.rewriteSession = true;
       appendUser(session.messages, [
         { type: 'text', text: identityDirective(identity, own) },
         { type: 'text', text: resumeDirective(own) },
@@ -192,7 +194,7 @@ export class TeammateRuntime {
     const claimed = await board.claimNext(identity.name, { skip: new Set(session.gaveUp), prefer });
     if (!claimed) return false;
     this.take(claimed);
-    foldSuperseded(session.messages);
+    if (foldSuperseded(session.messages) > 0) this.rewriteSession = true;
     appendUser(session.messages, [{ type: 'text', text: taskDirective(claimed) }]);
     this.deps.logger.info({ taskId: claimed.id, claim: claimed.claim }, 'task claimed');
     return true;
@@ -261,6 +263,7 @@ export class TeammateRuntime {
           // Keeping what the API refused would fail every later call the same way.
           this.deps.logger.warn('the model API refused this conversation; rebuilt it from the identity and the latest summary');
           this.compactor.rebuild(this.deps.session.messages);
+          this.rewriteSession = true;
           this.save();
         }
         return;
@@ -308,6 +311,8 @@ export class TeammateRuntime {
       for (const key of Object.keys(session.usage) as (keyof typeof session.usage)[]) session.usage[key] += event.usage[key];
       link.send({ type: 'usage', usage: session.usage });
     }
+    // Compaction changed the whole conversation: the next save replaces the file instead of appending.
+    if (event.type === 'compacted') this.rewriteSession = true;
     if (event.type === 'step') this.save();
     if (event.type === 'tool_result' && event.effect) this.applyEffect(event.effect);
   }
@@ -385,7 +390,9 @@ export class TeammateRuntime {
   }
 
   private save(): void {
-    this.deps.sessions.save(this.deps.session);
+    if (this.rewriteSession) this.deps.sessions.rewrite(this.deps.session);
+    else this.deps.sessions.save(this.deps.session);
+    this.rewriteSession = false;
   }
 
   private report(status: 'idle' | 'working'): void {

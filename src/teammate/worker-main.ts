@@ -69,8 +69,10 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
   const sessions = new SessionStore(paths.sessionFile(args.name), logger);
   const session = sessions.load();
   const repairs = repairConversation(session.messages);
-  if (repairs.droppedBlocks + repairs.answeredCalls + repairs.droppedResults > 0)
+  if (repairs.droppedBlocks + repairs.answeredCalls + repairs.droppedResults > 0) {
     logger.warn({ repairs }, 'repaired the saved conversation so the API accepts it');
+    sessions.rewrite(session);
+  }
   const handled = new Set(session.handled);
   const locker = new FileLocker({ logger });
   // Its own inbox only, and the daemon's bell for ready work (link below): a change elsewhere

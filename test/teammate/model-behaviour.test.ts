@@ -8,6 +8,7 @@ import { statePaths } from '../../src/paths.js';
 import { openBoard } from '../helpers/board.js';
 import { member, startDaemon } from '../helpers/daemon.js';
 import { runTeamd } from '../helpers/processes.js';
+import { savedSessionText } from '../helpers/session.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor, waitForAsync } from '../helpers/wait.js';
 
@@ -30,7 +31,7 @@ async function team(steps: ScriptStep[], options: { tasks?: string[]; settings?:
     dir,
     board,
     log: (name: string) => fs.readFileSync(paths.logFile(name), 'utf8'),
-    session: () => fs.readFileSync(paths.sessionFile('alice'), 'utf8'),
+    session: () => savedSessionText(paths.sessionFile('alice')),
     lead: () => readInboxFrom(paths.inboxFile('lead'), 0).messages.map((m) => m.message),
     done: (id: number) => waitFor(() => terminal(board.get(id)), `task ${id} to finish`),
   };

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { statePaths } from '../../src/paths.js';
 import { openBoard } from '../helpers/board.js';
 import { member, startDaemon } from '../helpers/daemon.js';
+import { savedMessages } from '../helpers/session.js';
 import { runTeamd } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
@@ -43,12 +44,7 @@ describe('old instructions', () => {
     await startDaemon(dir);
     expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
     await waitFor(() => [1, 2, 3].every((id) => board.get(id).status === 'completed'), 'the three tasks');
-    const texts = fs
-      .readFileSync(statePaths(dir).sessionFile('alice'), 'utf8')
-      .split('\n')
-      .slice(1)
-      .filter(Boolean)
-      .flatMap((line) => (JSON.parse(line) as { content: { type: string; text?: string }[] }).content.flatMap((b) => (b.type === 'text' ? [b.text!] : [])));
+    const texts = savedMessages(statePaths(dir).sessionFile('alice')).flatMap((message) => message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])));
     const tasks = texts.filter((t) => t.startsWith('[teamd:task '));
     expect(tasks).toEqual(['[teamd:task id=1] (done)', '[teamd:task id=2] (done)', expect.stringMatching(/^\[teamd:task id=3\]\nYou claimed task 3/)]);
   });

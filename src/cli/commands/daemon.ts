@@ -3,6 +3,8 @@ import { Daemon } from '../../daemon/daemon.js';
 import { ensurePrivateDir } from '../../fs/private-dir.js';
 import { readLiveDaemon, runsUnsandboxed } from '../../daemon/pid-file.js';
 import { createLogger } from '../../logger.js';
+import { inotifyWarning } from '../../proc/inotify.js';
+import { readConfig } from '../../roster/roster.js';
 import type { StatePaths } from '../../paths.js';
 import { pathsFor } from '../context.js';
 import { startDetachedDaemon, stopDaemonAndWait } from '../daemon-process.js';
@@ -104,6 +106,8 @@ export function startCommand(io: Io): Command {
     .option('--idle-timeout <ms>', 'a teammate idle this long sleeps until work appears (0 = never; default 60000)', parseNonNegativeInt)
     .action(async (options: StartOptions) => {
       const paths = pathsFor(io, options.dir);
+      const inotify = inotifyWarning(readConfig(paths.config).members.length);
+      if (inotify) io.err(`WARNING: ${inotify}\n`);
       if (options.foreground) return runForeground(io, paths, options);
       const info = await startDetachedDaemon(io, paths, { model: options.model, idleTimeout: options.idleTimeout });
       if (options.json) printJson(io, info);

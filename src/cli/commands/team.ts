@@ -8,6 +8,7 @@ import { TASK_STATUSES, type TaskStatus } from '../../board/task.js';
 import type { Member } from '../../roster/roster.js';
 import { readConfig } from '../../roster/roster.js';
 import { openContext, pathsFor } from '../context.js';
+import { inotifyUseOf, readInotifyLimits } from '../../proc/inotify.js';
 import { printJson, type Io } from '../output.js';
 import { parseMemberName, parseNonNegativeInt } from '../parsers.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
@@ -25,6 +26,21 @@ function memberView(member: Member) {
     usage: member.usage ?? null,
     problem: member.problem ?? null,
     retryAt: member.retryAt ?? null,
+    wakes: member.wakes ?? 0,
+  };
+}
+
+/** inotify watches and instances held by the daemon and each running teammate, beside the per-user limits. */
+function inotifyView(daemonPid: number | null, members: ReturnType<typeof memberView>[]) {
+  const daemon = daemonPid === null ? null : inotifyUseOf(daemonPid);
+  const perMember = Object.fromEntries(members.filter((m) => m.pid !== null).map((m) => [m.name, inotifyUseOf(m.pid!)]));
+  const all = [...(daemon ? [daemon] : []), ...Object.values(perMember)];
+  return {
+    instances: all.reduce((sum, use) => sum + use.instances, 0),
+    watches: all.reduce((sum, use) => sum + use.watches, 0),
+    daemon,
+    members: perMember,
+    limits: readInotifyLimits(),
   };
 }
 
@@ -155,11 +171,13 @@ export function statusCommand(io: Io): Command {
           `the daemon cannot write ${paths.config} since ${health.rosterWriteFailingSince} (${health.rosterWriteFailing}); it keeps running and retries: free some disk space`,
         );
       if (health?.logWriteFailing) needsYou.push(`the daemon cannot write its log (${health.logWriteFailing}): free some disk space`);
+      const inotify = inotifyView(daemon?.pid ?? null, members);
       if (options.json) {
         printJson(io, {
           daemon: daemon ? { pid: daemon.pid, startedAt: daemon.startedAt, dir: daemon.dir, sandbox: daemon.sandbox ?? null } : null,
           members,
           tasks,
+          inotify,
           needsYou,
         });
         return;
@@ -168,6 +186,10 @@ export function statusCommand(io: Io): Command {
       if (daemon?.sandbox) io.out(`sandbox: ${daemon.sandbox}\n`);
       io.out(`state:  ${paths.root}\n\n${formatMembers(members)}\n`);
       io.out(`tasks:  ${TASK_STATUSES.map((s) => `${tasks[s]} ${s}`).join(', ')}\n`);
+      const limits = inotify.limits ? `; limits per user: ${inotify.limits.maxInstances} instances, ${inotify.limits.maxWatches} watches` : '';
+      io.out(
+        `watches: ${inotify.watches} inotify watches in ${inotify.instances} instances (daemon ${inotify.daemon?.watches ?? 0}, teammates ${inotify.watches - (inotify.daemon?.watches ?? 0)})${limits}\n`,
+      );
       if (needsYou.length > 0) io.out(`\nneeds you:\n${needsYou.map((line) => `  - ${line}\n`).join('')}`);
     },
   );
