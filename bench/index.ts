@@ -2,6 +2,7 @@ import { benchBoard } from './board.js';
 import { benchDaemon } from './daemon.js';
 import { benchMailbox } from './mailbox.js';
 import { benchModel } from './model.js';
+import { benchScale } from './scale.js';
 import { benchTokens } from './tokens.js';
 import { benchTeam } from './team.js';
 
@@ -12,6 +13,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   team: benchTeam,
   model: benchModel,
   tokens: benchTokens,
+  scale: benchScale,
 };
 
 const requested = process.argv.slice(2);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TeamdError } from './errors.js';
 
 export const NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;

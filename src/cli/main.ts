@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { TeamdError } from '../errors.js';
+import { PACKAGE_JSON } from './locations.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import type { Io } from './output.js';
 
 function packageVersion(): string {
-  const raw: unknown = JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
+  const raw: unknown = JSON.parse(fs.readFileSync(PACKAGE_JSON, 'utf8'));
   return typeof raw === 'object' && raw !== null && 'version' in raw ? String(raw.version) : 'unknown';
 }
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { nameSchema } from '../names.js';
 
 /** One JSON line from the CLI to the daemon over run/daemon.sock; one JSON line back. */

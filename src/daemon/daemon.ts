@@ -16,7 +16,7 @@ import type { LadderTimings } from '../supervisor/stop-ladder.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import { Doorbell } from '../watch/doorbell.js';
 import { inotifyWarning } from '../proc/inotify.js';
-import { describeSandbox, detectSandbox, type SandboxMode } from '../sandbox/sandbox.js';
+import { describeSandbox, detectSandbox, SANDBOX_ENV, type SandboxKind, type SandboxMode } from '../sandbox/sandbox.js';
 import { cleanUpAfterEarlierDaemon } from '../supervisor/clean-up.js';
 import { ControlServer } from './control-server.js';
 import type { ControlRequest } from './control-protocol.js';
@@ -86,7 +86,7 @@ export class Daemon {
         cursorOf: (name) => new CursorStore(paths.cursorFile(name), logger),
         openDoorbell: () => Doorbell.open({ dirs: [paths.inboxDir, paths.tasksDir], logger }),
         workerScript: options.workerScript,
-        workerEnv: { ...options.workerEnv, [OFFLINE_URL_ENV]: model.url, [OFFLINE_KEY_ENV]: model.key },
+        workerEnv: { ...options.workerEnv, [OFFLINE_URL_ENV]: model.url, [OFFLINE_KEY_ENV]: model.key, [SANDBOX_ENV]: JSON.stringify(sandbox.kind) },
         defaultModel: () => roster.read().settings.model,
         checkModel: (id) => checkModelId(id, { apiKey: options.workerEnv.ANTHROPIC_API_KEY ?? '', baseURL: options.workerEnv.ANTHROPIC_BASE_URL, logger }),
         ...(options.restartPolicy ? { restartPolicy: options.restartPolicy } : {}),
@@ -157,7 +157,7 @@ export class Daemon {
 }
 
 /** Refuses to start without a sandbox when the settings require one; otherwise says loudly that there is none. */
-function checkSandbox(mode: SandboxMode, logger: Logger): SandboxReport {
+function checkSandbox(mode: SandboxMode, logger: Logger): SandboxReport & { readonly kind: SandboxKind } {
   const kind = detectSandbox();
   const text = describeSandbox(kind, mode);
   if (mode === 'required' && kind.kind === 'none') {
@@ -169,7 +169,7 @@ function checkSandbox(mode: SandboxMode, logger: Logger): SandboxReport {
   const confined = kind.kind === 'bwrap' && mode !== 'off';
   if (confined) logger.info({ sandbox: text }, 'commands sandboxed');
   else logger.warn({ sandbox: text }, `WARNING: teammates' commands are NOT sandboxed: ${text}`);
-  return { description: text, confined };
+  return { description: text, confined, kind };
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { TeamdError } from '../errors.js';
 import { isAlive, processArgv, processStartTime } from '../proc/process-identity.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { nameSchema } from '../names.js';
 
 export const MESSAGE_TYPES = [

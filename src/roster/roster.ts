@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TeamdError } from '../errors.js';
 import { readTextIfExists } from '../fs/read-text.js';
 import { nameSchema } from '../names.js';

@@ -23,6 +23,24 @@ export interface WrappedCommand {
   readonly confined: boolean;
 }
 
+/** The daemon's finding, passed to its teammates so none probes again at start (a TEAMD_ variable: commands never see it). */
+export const SANDBOX_ENV = 'TEAMD_SANDBOX';
+
+/** The sandbox the daemon found, from the teammate's environment; null when absent or not understood (then the teammate probes). */
+export function sandboxFromEnv(env: NodeJS.ProcessEnv): SandboxKind | null {
+  const raw = env[SANDBOX_ENV];
+  if (!raw) return null;
+  try {
+    const json = JSON.parse(raw) as Partial<{ kind: string; bin: string; version: string; why: string }>;
+    if (json.kind === 'bwrap' && typeof json.bin === 'string' && BWRAP_CANDIDATES.includes(json.bin) && typeof json.version === 'string')
+      return { kind: 'bwrap', bin: json.bin, version: json.version };
+    if (json.kind === 'none' && typeof json.why === 'string') return { kind: 'none', why: json.why };
+  } catch {
+    // fall through: probe
+  }
+  return null;
+}
+
 const BWRAP_CANDIDATES = ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'];
 
 /** Finds bubblewrap and checks that it can actually make a sandbox here (user namespaces may be off). */

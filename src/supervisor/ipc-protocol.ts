@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Worker -> daemon, over the fork IPC channel. */
 export const workerMessageSchema = z.discriminatedUnion('type', [

@@ -13,13 +13,21 @@ export interface ForkOptions {
 }
 
 /**
+ * V8 flags of every teammate: a bounded heap (an old space far above what a compacted
+ * conversation needs, so a leak ends in a restart, not in the machine swapping), and a small
+ * young generation, which keeps an idle teammate's resident memory near a bare Node process's
+ * (docs/architecture.md, "Memory").
+ */
+export const TEAMMATE_NODE_FLAGS = ['--max-old-space-size=256', '--max-semi-space-size=1'];
+
+/**
  * Forks one teammate process with an IPC channel. Its stderr (an uncaught exception, say)
  * goes to the daemon log; every IPC message is parsed before it is believed.
  */
 export function forkMember(options: ForkOptions): ChildProcess {
   const child = fork(options.script, [...options.args], {
     env: options.env,
-    execArgv: [],
+    execArgv: TEAMMATE_NODE_FLAGS,
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     serialization: 'json',
   });

@@ -83,6 +83,8 @@ export class TeammateRuntime {
   private rewriteSession = false;
   /** Wake-ups that were not safety re-checks: a message, a bell from the daemon. */
   private wakes = 0;
+  /** This process's CPU use when it last woke, until the claim that wake led to. */
+  private wokeAt: NodeJS.CpuUsage | null = null;
   /** Tasks the daemon said were ready when it rang: tried first, before any scan of the board. */
   private hints: number[] = [];
 
@@ -125,7 +127,6 @@ export class TeammateRuntime {
   async run(): Promise<RuntimeEnd> {
     const { link } = this.deps;
     link.send({ type: 'ready' });
-    this.deps.model.warmUp?.();
     this.report('idle');
     let idleSince = Date.now();
     // Spent before this start (a restart, a wake): it stops again, without telling the lead twice.
@@ -169,6 +170,9 @@ export class TeammateRuntime {
         return 'asleep';
       }
       if (woke === 'work' && !this.stopper.signal.aborted) {
+        this.wokeAt = process.cpuUsage();
+        // Work may follow: the SDK loads now, alongside the claim, not at start-up (an idle teammate never pays its ~10 MiB).
+        this.deps.model.warmUp?.();
         this.wakes++;
         this.deps.logger.info({ wakes: this.wakes, hints: this.hints }, 'woke');
       }
@@ -196,7 +200,10 @@ export class TeammateRuntime {
     this.take(claimed);
     if (foldSuperseded(session.messages) > 0) this.rewriteSession = true;
     appendUser(session.messages, [{ type: 'text', text: taskDirective(claimed) }]);
-    this.deps.logger.info({ taskId: claimed.id, claim: claimed.claim }, 'task claimed');
+    // The CPU this process spent from its wake-up to the claim (npm run bench -- scale reads it).
+    const cpu = this.wokeAt ? process.cpuUsage(this.wokeAt) : null;
+    this.wokeAt = null;
+    this.deps.logger.info({ taskId: claimed.id, claim: claimed.claim, ...(cpu ? { wakeCpuUs: cpu.user + cpu.system } : {}) }, 'task claimed');
     return true;
   }
 

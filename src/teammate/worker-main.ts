@@ -11,7 +11,7 @@ import { createAnthropicClient } from '../model/model-client.js';
 import { statePaths } from '../paths.js';
 import { readConfig } from '../roster/roster.js';
 import { Doorbell } from '../watch/doorbell.js';
-import { describeSandbox, detectSandbox, secretPlaces } from '../sandbox/sandbox.js';
+import { describeSandbox, detectSandbox, sandboxFromEnv, secretPlaces } from '../sandbox/sandbox.js';
 import { createShellLauncher } from '../sandbox/shell-launcher.js';
 import { SPAWNED_BY_ENV, spawnMarker } from '../supervisor/leftovers.js';
 import { processDaemonLink, type DaemonLink } from './daemon-link.js';
@@ -79,7 +79,7 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
   // wakes nobody here. The safety re-check covers a lost event and a daemon that does not ring.
   const bell = await Doorbell.open({ files: [paths.inboxFile(args.name)], rescanMs: config.settings.recheckMs, logger });
   const workspace = path.dirname(paths.root);
-  const sandbox = detectSandbox();
+  const sandbox = sandboxFromEnv(proc.env) ?? detectSandbox();
   if (sandbox.kind === 'none' && config.settings.sandbox === 'required') {
     throw new TeamdError('USAGE', `commands cannot be sandboxed: ${sandbox.why}; or set "sandbox": "preferred" in the settings of ${paths.config}`);
   }
@@ -137,7 +137,8 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     runtime.stop();
   });
   onLogger?.(logger);
-  logger.info({ model: modelName }, 'teammate started');
+  // Since this process began (performance.now() counts from there): what start-up costs inside the worker.
+  logger.info({ model: modelName, startupMs: Math.round(performance.now()) }, 'teammate started');
   try {
     return { end: await runtime.run(), logger };
   } finally {

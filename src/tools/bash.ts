@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from './tool.js';
 
 /** Output kept in memory (the end of it); past MAX_RESULT_CHARS the whole is kept aside for read_file. */

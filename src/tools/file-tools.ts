@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, toolError, type ToolContext, type ToolResult } from './tool.js';
 import { readSpilled } from './output-spill.js';
 import { WorkspaceFs, WorkspacePathError } from './workspace-fs.js';

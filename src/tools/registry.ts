@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { bashTool } from './bash.js';
 import { editFileTool, readFileTool, writeFileTool } from './file-tools.js';
 import { globTool, grepTool } from './search-tools.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { workspaceFs } from './file-tools.js';
 import { defineTool, toolError } from './tool.js';
 import { searchLines, type SearchFile } from './regex-search.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, MAX_SUBJECT_CHARS, TASK_STATUSES, taskIdSchema } from '../board/task.js';
 import { isTeamdError } from '../errors.js';
 import { defineTool, toolError, type ToolResult } from './tool.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Board } from '../board/board.js';
 import type { Mailbox } from '../inbox/mailbox.js';
 

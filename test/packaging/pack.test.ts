@@ -16,6 +16,9 @@ describe('the packed package', () => {
     expect(files).toContain('bin/teamd');
     expect(files).toContain('dist/src/cli/entry.js');
     expect(files).toContain('dist/workers/teammate.js');
+    // What bin/teamd and the daemon run: the bundle (docs/architecture.md, "Start-up").
+    expect(files).toContain('dist/bundle/entry.js');
+    expect(files).toContain('dist/bundle/teammate.js');
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('dist/bench/'))).toBe(false);
     const app = makeTempDir('teamd-install-');
     fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'try-teamd', version: '1.0.0', private: true }));

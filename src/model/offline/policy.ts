@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseDirective, PLAN_REQUIRED_MARKER, type Directive } from '../../agent/directives.js';
 
 /** The parts of a Messages API request the offline model looks at. */

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 
 const repeat = {
   /** Answer this way this many times in a row (default once). */

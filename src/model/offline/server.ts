@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Logger } from '../../logger.js';
 import { TEAMMATE_HEADER } from './env.js';
 import { servedModel } from '../model-catalog.js';
