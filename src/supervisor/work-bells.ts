@@ -1,8 +1,9 @@
 /** What the daemon knows of a running teammate from its IPC reports. */
 interface Listener {
   idle: boolean;
-  /** Rung and not answered yet (every wake is answered with a status report). */
+  /** Rung and not answered yet (every wake is answered with a status report), and for which task. */
   rungAt: number | null;
+  rungFor: number | null;
   idleSince: number;
 }
 
@@ -25,10 +26,11 @@ export class WorkBells {
 
   /** A status report: the teammate is idle or working, and any bell it had is answered. */
   reported(name: string, status: 'idle' | 'working'): void {
-    const listener = this.listeners.get(name) ?? { idle: false, rungAt: null, idleSince: this.now() };
+    const listener = this.listeners.get(name) ?? { idle: false, rungAt: null, rungFor: null, idleSince: this.now() };
     if (status === 'idle' && !listener.idle) listener.idleSince = this.now();
     listener.idle = status === 'idle';
     listener.rungAt = null;
+    listener.rungFor = null;
     this.listeners.set(name, listener);
   }
 
@@ -59,17 +61,21 @@ export class WorkBells {
       .filter(([, listener]) => listener.idle && !this.awaiting(listener))
       .sort(([, a], [, b]) => a.idleSince - b.idleSince)
       .map(([name]) => name);
+    const onTheirWay = new Set([...this.listeners.values()].filter((listener) => this.awaiting(listener)).map((listener) => listener.rungFor));
     const rings: { name: string; task: number }[] = [];
     let spare = ready.length - this.inFlight();
     for (const task of ready) {
       if (spare <= 0 || idle.length === 0) break;
+      if (onTheirWay.has(task)) continue;
       const tried = this.offered.get(task) ?? new Set<string>();
       const index = idle.findIndex((name) => !tried.has(name));
       if (index < 0) continue;
       const [name] = idle.splice(index, 1) as [string];
       tried.add(name);
       this.offered.set(task, tried);
-      this.listeners.get(name)!.rungAt = this.now();
+      const listener = this.listeners.get(name)!;
+      listener.rungAt = this.now();
+      listener.rungFor = task;
       rings.push({ name, task });
       spare--;
     }

@@ -66,9 +66,10 @@ export class Doorbell {
       const { watch } = await import('chokidar');
       const watcher = watch([...files], { ignoreInitial: true, persistent: true });
       bell.fileWatcher = watcher;
-      // 'raw' is the unthrottled fs.watch notification behind 'change': the earliest signal of an append.
-      watcher.on('raw', () => bell.ring('change'));
-      watcher.on('all', () => bell.ring('change'));
+      // 'raw' is the unthrottled fs.watch notification behind chokidar's throttled 'change': one per
+      // write, the earliest signal of an append, never dropped by the throttle. Only it rings, so
+      // one append is one wake-up (not a second one for 'change', nor a trailing one).
+      watcher.on('raw', () => bell.ring('change', false));
       watcher.on('error', (error) => options.logger.warn({ err: error }, 'file watcher error; relying on the safety rescan'));
       await new Promise<void>((resolve) => watcher.once('ready', resolve));
     }
