@@ -16,6 +16,15 @@ export function rssMiB(pid: number): number {
   return kib / 1024;
 }
 
+/**
+ * Proportional set size in MiB (Linux): resident memory with each shared page (the node binary,
+ * shared libraries) divided among the processes sharing it — what one more process really costs.
+ */
+export function pssMiB(pid: number): number {
+  const rollup = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  return Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) / 1024;
+}
+
 export function availableMiB(): number {
   const meminfo = fs.readFileSync('/proc/meminfo', 'utf8');
   return Number(/MemAvailable:\s+(\d+)/.exec(meminfo)?.[1] ?? 0) / 1024;

@@ -15,7 +15,7 @@ import { statePaths, type StatePaths } from '../src/paths.js';
 import { inotifyUseOf, readInotifyLimits } from '../src/proc/inotify.js';
 import { readConfig, type Member } from '../src/roster/roster.js';
 import { TEAMMATE_NODE_FLAGS } from '../src/supervisor/member-process.js';
-import { cpuSeconds, rssMiB } from './proc.js';
+import { cpuSeconds, pssMiB, rssMiB } from './proc.js';
 import { formatMs, percentile, table } from './stats.js';
 
 const TEAMD = fileURLToPath(new URL('../../bin/teamd', import.meta.url));
@@ -317,6 +317,18 @@ export async function benchScale(): Promise<void> {
   try {
     await grow(paths, 0, TEAM);
     rows.push({ figure: `spawn -> ready p50, 10,000 tasks (${TEAM} teammates)`, measured: p(readyTimes(paths), 50), floor: '-', goal: '<= 150 ms' });
+    const idleRss = members(paths).map((m) => rssMiB(m.pid!));
+    const idlePss = members(paths).map((m) => pssMiB(m.pid!));
+    rows.push({
+      figure: `RSS per idle teammate, never worked (p50 of ${idleRss.length}); PSS`,
+      measured: `${mib(percentile(idleRss, 50))}; PSS ${mib(percentile(idlePss, 50))}`,
+      floor: `bare node + IPC ${mib(floorRss)}`,
+      goal: '<= 50 MiB',
+    });
+    // Every teammate does one task first (the daemon rings the longest idle): CPU per wake-up is
+    // then compared warm against warm, as at 100 tasks, where each had done ten already.
+    await taskWakes(paths, team.board, TEAM, TEAM);
+    const warm = wakeCpu(paths).length;
     const taskLatency = await taskWakes(paths, team.board, TEAM, SAMPLES);
     rows.push({
       figure: `wake p99, task -> claimed, ${TEAM} idle, 10,000 tasks (1,000 pending)`,
@@ -332,7 +344,7 @@ export async function benchScale(): Promise<void> {
       goal: '<= 20 ms',
     });
     const small = smallWakeCpu;
-    const big = wakeCpu(paths);
+    const big = wakeCpu(paths).slice(warm, warm + SAMPLES);
     rows.push({
       figure: 'CPU per wake-up per teammate (wake -> claim), 10,000 vs 100 tasks',
       measured: `${p(big, 50)} vs ${p(small, 50)} (ratio ${(percentile(big, 50) / percentile(small, 50)).toFixed(2)})`,

@@ -23,6 +23,8 @@ export interface StatePaths {
   readonly runDir: string;
   readonly daemonPid: string;
   readonly daemonSocket: string;
+  /** Its mtime: when the daemon last looked at the board for ready work (board/look-marker.ts). */
+  readonly boardLooked: string;
   /** Signs protocol messages that grant something (inbox/protocol-key.ts). */
   readonly protocolKey: string;
   /** Where a live task is; a finished one is at `doneTaskFile`. Every reader looks in both (board/task-store.ts). */
@@ -73,6 +75,7 @@ export function statePaths(stateDir: string): StatePaths {
     runDir,
     daemonPid: path.join(runDir, 'daemon.pid'),
     daemonSocket: path.join(runDir, 'daemon.sock'),
+    boardLooked: path.join(runDir, 'board-looked'),
     protocolKey: path.join(runDir, 'protocol.key'),
     // Hot on the claim path: ids are integers, so plain concatenation gives what path.join would.
     taskFile: (id) => `${tasksDir}${path.sep}task_${id}.json`,

@@ -6,18 +6,27 @@ import { parseWorkerArgs } from '../src/teammate/worker-args.js';
 import { runWorker } from '../src/teammate/worker-main.js';
 import { routeConsoleWarnings } from './console-warnings.js';
 
+/** Until the teammate ended cleanly without ever starting a command, commands of ours may be running. */
+let mayHaveLeftovers = true;
+
 // The daemon died (even by kill -9), or we closed the channel: end the commands we started
 // (a sandbox ends them with us anyway; unsandboxed, they carry our marker), then exit at once.
 processDaemonLink(process).onDisconnect(() => {
   try {
-    killLeftovers(spawnMarker(process.pid, statePaths(parseWorkerArgs(process.argv.slice(2)).dir).root));
+    // The search reads every process's environment: skipped when there cannot be anything to find.
+    if (mayHaveLeftovers) killLeftovers(spawnMarker(process.pid, statePaths(parseWorkerArgs(process.argv.slice(2)).dir).root));
   } finally {
     process.exit(process.exitCode ?? 0);
   }
 });
 
 try {
-  const { end, logger } = await runWorker({ argv: process.argv.slice(2), proc: process, onLogger: (logger) => routeConsoleWarnings(console, logger) });
+  const { end, logger, commandsStarted } = await runWorker({
+    argv: process.argv.slice(2),
+    proc: process,
+    onLogger: (logger) => routeConsoleWarnings(console, logger),
+  });
+  mayHaveLeftovers = commandsStarted > 0;
   logger.info({ end }, 'teammate exiting');
   process.exitCode = 0;
 } catch (error) {

@@ -1,7 +1,6 @@
 import { TeamdError, type ErrorCode } from '../errors.js';
 import type { FileLocker, LockHandle } from '../fs/file-lock.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
-import { readTextIfExists } from '../fs/read-text.js';
 import type { Logger } from '../logger.js';
 import { parseName } from '../names.js';
 import type { StatePaths } from '../paths.js';
@@ -12,6 +11,8 @@ import { ReadyScanner } from './ready-scanner.js';
 import { RevisionTokens } from './revision-tokens.js';
 import { TaskStore, type CorruptTask } from './task-store.js';
 import { OwnerIndex } from './owner-index.js';
+import { allocateId } from './id-allocator.js';
+import { reconcileBoard } from './board-reconcile.js';
 import { isTerminal } from './task.js';
 import * as transitions from './transitions.js';
 import { dedupe, validateText } from './validation.js';
@@ -89,7 +90,7 @@ export class Board {
     this.store.ensureDir();
     return this.locker.withLock(this.paths.boardLock, () => {
       this.refuseUnknownBlockers(blockedBy);
-      const id = this.allocateId();
+      const id = allocateId({ paths: this.paths, store: this.store, tokens: this.tokens, logger: this.logger });
       const task = newTask(id, { subject, description, blockedBy }, this.timestamp());
       try {
         this.store.write(task);
@@ -158,38 +159,11 @@ export class Board {
   }
 
   /**
-   * Brings the files in line with the layout after a crash or an upgrade: a finished task still in
-   * the live folder moves to done/, a task left in both folders keeps its newer copy, and every task
-   * in progress has its owner index entry. Reads only the live folder; each fix is made under the task's lock.
+   * Brings the files in line with the layout after a crash or an upgrade (board-reconcile.ts).
+   * Reads only the live folder.
    */
-  async reconcile(): Promise<{ moved: number; indexed: number }> {
-    let moved = 0;
-    let indexed = 0;
-    for (const id of this.store.listIds()) {
-      const read = this.store.read(id);
-      if (read.kind !== 'ok') continue;
-      const { task, file } = read;
-      if (isTerminal(task.status) || file !== this.paths.taskFile(id)) {
-        const handle = await this.locker.acquire(this.paths.taskFile(id));
-        try {
-          const now = this.store.read(id);
-          if (now.kind !== 'ok') continue;
-          if (isTerminal(now.task.status) && now.file === this.paths.taskFile(id)) {
-            this.store.write(now.task, () => {
-              if (this.store.readRaw(id) !== now.raw) throw lostLock(id);
-            });
-            moved++;
-          } else this.store.dropStaleCopy(id, now.file);
-        } finally {
-          await handle.release();
-        }
-      } else if (task.status === 'in_progress' && task.owner !== null && !this.owners.idsOf(task.owner).includes(id)) {
-        this.owners.add(task.owner, id);
-        indexed++;
-      }
-    }
-    if (moved + indexed > 0) this.logger.info({ moved, indexed }, 'board reconciled: finished tasks moved to done/, owner index completed');
-    return { moved, indexed };
+  reconcile(): Promise<{ moved: number; indexed: number }> {
+    return reconcileBoard({ paths: this.paths, store: this.store, owners: this.owners, locker: this.locker, logger: this.logger });
   }
 
   get(id: number): TaskView {
@@ -329,46 +303,10 @@ export class Board {
     }
   }
 
-  /** The next free id; its first revision token is taken here, so two writers (a stale board lock) never get the same id. */
-  private allocateId(): number {
-    // The counter alone when it reads well; the board is listed only to rebuild a lost or damaged
-    // one, or when the counter is behind (task files copied in by hand or by git).
-    let first = this.readCounter() ?? this.highestId() + 1;
-    if (this.store.exists(first)) first = Math.max(first, this.highestId() + 1);
-    for (let id = first; id < first + MAX_ID_PROBES; id++) {
-      if (!this.store.exists(id) && this.tokens.takeNew(id)) return id;
-    }
-    throw new TeamdError(
-      'CONCURRENT_WRITE',
-      `could not allocate a task id: ${MAX_ID_PROBES} ids from ${first} are taken in ${this.paths.revisionsDir}; retry the command`,
-    );
-  }
-
-  private highestId(): number {
-    return this.store.listAllIds().at(-1) ?? 0;
-  }
-
-  /** The next id the counter holds, or null when there is none or it is damaged. */
-  private readCounter(): number | null {
-    const raw = readTextIfExists(this.paths.taskCounter);
-    if (raw === null) return null;
-    try {
-      const next = (JSON.parse(raw) as { next?: unknown }).next;
-      if (typeof next === 'number' && Number.isInteger(next) && next > 0) return next;
-    } catch {
-      // fall through: a damaged counter is rebuilt from the task files below
-    }
-    this.logger.warn({ file: this.paths.taskCounter }, 'task id counter unreadable; continuing from the highest task file');
-    return null;
-  }
-
   private timestamp(): string {
     return this.now().toISOString();
   }
 }
-
-/** Ids tried past the counter before `add` gives up: each taken one was allocated by a concurrent writer. */
-const MAX_ID_PROBES = 64;
 
 function* preferred(first: readonly number[], rest: Iterable<number>): Generator<number> {
   yield* first;

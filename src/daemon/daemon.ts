@@ -15,6 +15,7 @@ import type { RestartPolicy } from '../supervisor/restart-policy.js';
 import type { LadderTimings } from '../supervisor/stop-ladder.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import { Doorbell } from '../watch/doorbell.js';
+import { LookMarker } from '../board/look-marker.js';
 import { inotifyWarning } from '../proc/inotify.js';
 import { describeSandbox, detectSandbox, SANDBOX_ENV, type SandboxKind, type SandboxMode } from '../sandbox/sandbox.js';
 import { cleanUpAfterEarlierDaemon } from '../supervisor/clean-up.js';
@@ -77,6 +78,7 @@ export class Daemon {
       });
       const { settings } = roster.update((config) => ({ ...config, settings: { ...config.settings, ...definedOnly(options.settings ?? {}) } }));
       const board = new Board({ paths, locker, logger });
+      const looked = new LookMarker(paths.boardLooked, paths.tasksDir);
       supervisor = new Supervisor({
         paths,
         logger,
@@ -85,6 +87,7 @@ export class Daemon {
         roster,
         cursorOf: (name) => new CursorStore(paths.cursorFile(name), logger),
         openDoorbell: () => Doorbell.open({ dirs: [paths.inboxDir, paths.tasksDir], logger }),
+        markLooked: (startedAt) => looked.mark(startedAt),
         workerScript: options.workerScript,
         workerEnv: { ...options.workerEnv, [OFFLINE_URL_ENV]: model.url, [OFFLINE_KEY_ENV]: model.key, [SANDBOX_ENV]: JSON.stringify(sandbox.kind) },
         defaultModel: () => roster.read().settings.model,

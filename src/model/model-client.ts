@@ -45,8 +45,6 @@ export interface ModelResponse {
 /** The narrow interface the agent loop calls; tests inject a strict scripted fake. */
 export interface ModelClient {
   create(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse>;
-  /** Loads what the first call needs, in the background (after the teammate reported ready). */
-  warmUp?(): void;
 }
 
 export interface AnthropicClientOptions {
@@ -65,8 +63,8 @@ type Sdk = typeof import('@anthropic-ai/sdk');
 
 /**
  * The real SDK, used for both the real API and the offline model (its baseURL), streaming, with
- * a stall watchdog. It is loaded by warmUp() once the teammate reported ready (or by the first
- * call), so start-up never waits for it. The tools, the system prompt and the end of the conversation are marked for prompt
+ * a stall watchdog. It is loaded by the first call, so neither start-up nor an idle teammate pays
+ * for it (~10 MiB; the load takes ~50 ms beside a model call of seconds). The tools, the system prompt and the end of the conversation are marked for prompt
  * caching; errors come out as ModelError.
  */
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
@@ -88,9 +86,6 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     return loaded;
   };
   return {
-    warmUp() {
-      load().catch((error: unknown) => options.logger.warn({ err: error }, 'could not load the model SDK ahead of the first call'));
-    },
     async create(request, signal) {
       const { sdk, client } = await load();
       const controller = new AbortController();

@@ -11,6 +11,13 @@ export function cleanUpAfterTeammate(paths: StatePaths, pid: number | undefined,
   sweepTemps(paths, logger);
 }
 
+/** After the whole team stopped (teamd stop): what any teammate left running, and temp files, in one sweep. */
+export function cleanUpAfterTeam(paths: StatePaths, logger: Logger): void {
+  const leftovers = killLeftoversOfStateDir(paths.root);
+  if (leftovers.length > 0) logger.warn({ pids: leftovers }, 'killed commands the teammates left running');
+  sweepTemps(paths, logger);
+}
+
 /** Before a daemon resumes any task: every process an earlier daemon of this folder left, and dead writers' temp files. */
 export function cleanUpAfterEarlierDaemon(paths: StatePaths, logger: Logger): void {
   const leftovers = killLeftoversOfStateDir(paths.root);

@@ -25,6 +25,8 @@ export interface SupervisorDeps {
   readonly roster: RosterStore;
   readonly cursorOf: (name: string) => CursorStore;
   readonly openDoorbell: () => Promise<Doorbell>;
+  /** Records that a look at the whole board began at this time (board/look-marker.ts): teammates then skip their own re-check scans. */
+  readonly markLooked?: (startedAt: number) => void;
   readonly workerScript: string;
   readonly workerEnv: NodeJS.ProcessEnv;
   /** The team's model, for members spawned without one. */

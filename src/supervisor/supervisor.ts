@@ -3,7 +3,7 @@ import { TeamdError } from '../errors.js';
 import { LEAD, type Member, type MemberStatus } from '../roster/roster.js';
 import type { Doorbell } from '../watch/doorbell.js';
 import type { WorkerMessage } from './ipc-protocol.js';
-import { cleanUpAfterTeammate } from './clean-up.js';
+import { cleanUpAfterTeam, cleanUpAfterTeammate } from './clean-up.js';
 import { checkModelFor, writeBudget } from './member-settings.js';
 import { workerEnvFor } from './worker-env.js';
 import { MemberWork } from './member-work.js';
@@ -154,6 +154,7 @@ export class Supervisor {
         await slot.exited;
       }),
     );
+    cleanUpAfterTeam(this.deps.paths, this.deps.logger);
     return rungs;
   }
 
@@ -242,7 +243,8 @@ export class Supervisor {
     slot.child = null;
     this.bells.gone(name);
     const logger = this.deps.logger.child({ teammate: name });
-    cleanUpAfterTeammate(this.deps.paths, pid, logger);
+    // While the whole team stops, one sweep after the last exit (stopAll) instead of one per teammate.
+    if (!this.stopping) cleanUpAfterTeammate(this.deps.paths, pid, logger);
     const exit = { code, signal, expected: slot.expected !== null, startedAt: slot.startedAt, exitedAt: this.now() };
     logger.info({ code, signal, expected: slot.expected }, 'teammate exited');
     if (this.stopping) {
@@ -304,6 +306,7 @@ export class Supervisor {
    */
   private lookForWork(): void {
     if (this.stopping) return;
+    const startedAt = Date.now();
     try {
       const members = this.deps.roster.read().members;
       const hasProcess = (name: string): boolean => Boolean(this.slots.get(name)?.child || this.slots.get(name)?.restartTimer);
@@ -318,6 +321,7 @@ export class Supervisor {
         const child = this.slots.get(name)?.child;
         if (child) sendToMember(child, { type: 'wake', task });
       }
+      this.deps.markLooked?.(startedAt);
     } catch (error) {
       this.deps.logger.error({ err: error }, 'could not check for work to wake teammates');
     }

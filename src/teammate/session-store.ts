@@ -101,12 +101,10 @@ export class SessionStore {
     } catch {
       return emptySession();
     }
-    const lines = raw.split('\n');
-    // A last line without its newline is a record torn by a kill mid-append: never applied.
-    const torn = lines.pop();
+    const { lines, torn } = splitRecords(raw);
     if (torn) this.logger.warn({ file: this.file, bytes: torn.length }, 'dropped a session record torn by a kill mid-write');
     try {
-      const session = replay(lines.filter((line) => line.length > 0));
+      const session = replay(lines);
       this.noteWhole(session, raw.length);
       // Appending after a torn fragment would glue the next record onto it: the first save rewrites.
       if (torn) this.whole = false;
@@ -197,6 +195,18 @@ function metaOf(session: Session): Omit<z.input<typeof headerSchema>, 'teamdSess
 const setSchema = z.object({ set: z.number().int().nonnegative(), message: messageSchema });
 const metaSchema = z.object({ meta: headerSchema.omit({ teamdSession: true, handled: true }) });
 const handledSchema = z.object({ handled: z.array(z.string()) });
+
+/** The complete lines of a session file, and a last line without its newline (a record torn by a kill), which is never applied. */
+function splitRecords(raw: string): { lines: string[]; torn: string } {
+  const lines = raw.split('\n');
+  const torn = lines.pop() ?? '';
+  return { lines: lines.filter((line) => line.length > 0), torn };
+}
+
+/** A session file's text as a session, without touching the file (for readers other than its teammate); throws when it cannot be read. */
+export function parseSession(raw: string): Session {
+  return replay(splitRecords(raw).lines);
+}
 
 /** The header, the messages, then the appended records in order. Throws on anything it cannot read. */
 function replay(lines: readonly string[]): Session {

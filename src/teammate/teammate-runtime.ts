@@ -25,6 +25,7 @@ import { InboxIntake } from './inbox-intake.js';
 import { PlanGate } from './plan-gate.js';
 import { logAgentEvent } from './event-log.js';
 import { StatusReport } from './status-report.js';
+import { WakeTracker } from './wake-tracker.js';
 
 export interface TeammateDeps {
   readonly identity: Identity;
@@ -51,6 +52,11 @@ export interface TeammateDeps {
   readonly budget: () => BudgetView;
   /** How long to wait out a model outage that outlasted the SDK's retries. */
   readonly backoff: BackoffPolicy;
+  /**
+   * True while the daemon has looked at the board since it last changed (board/look-marker.ts):
+   * a safety re-check then need not scan it, since every ready task was seen and rung for.
+   */
+  readonly daemonCoversBoard?: () => boolean;
 }
 
 export type RuntimeEnd = 'shutdown' | 'asleep' | 'stopped' | 'errored' | 'budget';
@@ -81,18 +87,14 @@ export class TeammateRuntime {
   private busy = false;
   /** The conversation was changed before its last messages (compaction, folding): the next save rewrites the session file. */
   private rewriteSession = false;
-  /** Wake-ups that were not safety re-checks: a message, a bell from the daemon. */
-  private wakes = 0;
-  /** This process's CPU use when it last woke, until the claim that wake led to. */
-  private wokeAt: NodeJS.CpuUsage | null = null;
-  /** Tasks the daemon said were ready when it rang: tried first, before any scan of the board. */
-  private hints: number[] = [];
+  private readonly wakes: WakeTracker;
 
   private readonly plans: PlanGate;
   private readonly intake: InboxIntake;
 
   constructor(private readonly deps: TeammateDeps) {
     this.status = new StatusReport(deps.link);
+    this.wakes = new WakeTracker(deps.logger);
     this.budget = new BudgetGuard({ session: deps.session, view: deps.budget, nextCall: (messages) => estimateTokens(messages, this.system) + deps.maxTokens });
     this.plans = new PlanGate({ name: deps.identity.name, required: deps.identity.planRequired, session: deps.session, mailbox: deps.mailbox });
     this.intake = new InboxIntake({
@@ -120,7 +122,7 @@ export class TeammateRuntime {
 
   /** The daemon rang: ready work appeared, `task` first. */
   wake(task: number | null): void {
-    if (task !== null && !this.hints.includes(task)) this.hints = [...this.hints.slice(-7), task];
+    this.wakes.hint(task);
     this.deps.bell.ring('change', false);
   }
 
@@ -129,6 +131,7 @@ export class TeammateRuntime {
     link.send({ type: 'ready' });
     this.report('idle');
     let idleSince = Date.now();
+    let recheck = false;
     // Spent before this start (a restart, a wake): it stops again, without telling the lead twice.
     await this.budgetReached(this.budget.check(this.deps.session.messages), null);
     while (!this.stopper.signal.aborted) {
@@ -158,30 +161,31 @@ export class TeammateRuntime {
         continue;
       }
       // A task it holds while the lead considers its plan: no second one meanwhile.
-      if (!this.holdsTask() && (await this.takeNextTask())) {
+      if (!this.holdsTask() && (await this.takeNextTask(recheck))) {
         await this.work();
         idleSince = Date.now();
         continue;
       }
       this.report('idle');
       const woke = await waitForWork(this.deps.bell, this.stopper.signal, idleSince, this.deps.idleTimeoutMs);
+      recheck = woke === 'recheck';
       if (woke === 'timeout') {
         this.deps.link.send({ type: 'asleep' });
         return 'asleep';
       }
       if (woke === 'work' && !this.stopper.signal.aborted) {
-        this.wokeAt = process.cpuUsage();
-        // Work may follow: the SDK loads now, alongside the claim, not at start-up (an idle teammate never pays its ~10 MiB).
-        this.deps.model.warmUp?.();
-        this.wakes++;
-        this.deps.logger.info({ wakes: this.wakes, hints: this.hints }, 'woke');
+        this.wakes.woke();
       }
     }
     return 'stopped';
   }
 
-  /** A task it still owns (once per process: never hot-loop on one the model left open), else a claim. */
-  private async takeNextTask(): Promise<boolean> {
+  /**
+   * A task it still owns (once per process: never hot-loop on one the model left open), else a
+   * claim. A safety re-check does not scan the board while the daemon has looked at it since it
+   * last changed: the daemon rings for every ready task it sees.
+   */
+  private async takeNextTask(recheck: boolean): Promise<boolean> {
     const { board, identity, session } = this.deps;
     const own = board.ownedBy(identity.name).find((t) => !this.worked.has(t.id));
     if (own) {
@@ -193,17 +197,15 @@ export class TeammateRuntime {
       ]);
       return true;
     }
-    const prefer = this.hints;
-    this.hints = [];
+    const prefer = this.wakes.takeHints();
+    if (recheck && prefer.length === 0 && this.deps.daemonCoversBoard?.()) return false;
     const claimed = await board.claimNext(identity.name, { skip: new Set(session.gaveUp), prefer });
     if (!claimed) return false;
     this.take(claimed);
     if (foldSuperseded(session.messages) > 0) this.rewriteSession = true;
     appendUser(session.messages, [{ type: 'text', text: taskDirective(claimed) }]);
     // The CPU this process spent from its wake-up to the claim (npm run bench -- scale reads it).
-    const cpu = this.wokeAt ? process.cpuUsage(this.wokeAt) : null;
-    this.wokeAt = null;
-    this.deps.logger.info({ taskId: claimed.id, claim: claimed.claim, ...(cpu ? { wakeCpuUs: cpu.user + cpu.system } : {}) }, 'task claimed');
+    this.deps.logger.info({ taskId: claimed.id, claim: claimed.claim, wakeCpuUs: this.wakes.cpuSinceWake() }, 'task claimed');
     return true;
   }
 
@@ -403,6 +405,6 @@ export class TeammateRuntime {
   }
 
   private report(status: 'idle' | 'working'): void {
-    this.status.send(status, this.currentTask?.id ?? null, this.backoff, this.wakes);
+    this.status.send(status, this.currentTask?.id ?? null, this.backoff, this.wakes.wakes);
   }
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { repairConversation } from '../agent/conversation.js';
 import { Board } from '../board/board.js';
+import { LookMarker } from '../board/look-marker.js';
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
 import { InboxConsumer } from '../inbox/consumer.js';
@@ -35,7 +36,7 @@ export interface WorkerProcess {
  * Wires one teammate process: logger, board, mailbox, inbox consumer, doorbell, model client,
  * saved session, the link to the daemon. The entry file turns the outcome into an exit.
  */
-export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promise<{ end: RuntimeEnd; logger: Logger }> {
+export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promise<{ end: RuntimeEnd; logger: Logger; commandsStarted: number }> {
   const args = parseWorkerArgs(argv);
   const paths = statePaths(args.dir);
   const logger = createLogger({ destination: paths.logFile(args.name), bindings: { teammate: args.name } });
@@ -75,6 +76,7 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
   }
   const handled = new Set(session.handled);
   const locker = new FileLocker({ logger });
+  const looked = new LookMarker(paths.boardLooked, paths.tasksDir);
   // Its own inbox only, and the daemon's bell for ready work (link below): a change elsewhere
   // wakes nobody here. The safety re-check covers a lost event and a daemon that does not ring.
   const bell = await Doorbell.open({ files: [paths.inboxFile(args.name)], rescanMs: config.settings.recheckMs, logger });
@@ -86,7 +88,8 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
   if (sandbox.kind === 'none' || config.settings.sandbox === 'off')
     logger.warn({ sandbox: describeSandbox(sandbox, config.settings.sandbox) }, 'commands are NOT sandboxed');
   const protocolKey = new ProtocolKey(paths.protocolKey);
-  const shell = createShellLauncher({
+  let commandsStarted = 0;
+  const launcher = createShellLauncher({
     kind: sandbox,
     mode: config.settings.sandbox,
     layout: { workspace, hidden: [paths.root, ...secretPlaces(proc.env)] },
@@ -94,6 +97,12 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     secretNames: config.settings.secretEnv,
     marker: { name: SPAWNED_BY_ENV, value: spawnMarker(proc.pid, paths.root) },
   });
+  const shell: typeof launcher = {
+    launch: (command) => {
+      commandsStarted++;
+      return launcher.launch(command);
+    },
+  };
   const runtime = new TeammateRuntime({
     identity: { name: args.name, role: member.role, team: path.basename(workspace), workspace, prompt: member.prompt, planRequired: member.plan === true },
     stateDir: paths.root,
@@ -120,6 +129,7 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     },
     backoff: { baseMs: config.settings.modelRetryBaseMs, maxMs: config.settings.modelRetryMaxMs },
     maxTokensCap: outputCap,
+    daemonCoversBoard: () => looked.covers(),
   });
   link.onMessage((message) => {
     switch (message.type) {
@@ -140,7 +150,7 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
   // Since this process began (performance.now() counts from there): what start-up costs inside the worker.
   logger.info({ model: modelName, startupMs: Math.round(performance.now()) }, 'teammate started');
   try {
-    return { end: await runtime.run(), logger };
+    return { end: await runtime.run(), logger, commandsStarted };
   } finally {
     await bell.close();
   }

@@ -1,10 +1,15 @@
-import { createLogger } from '../../src/logger.js';
+import fs from 'node:fs';
 import type { ChatMessage } from '../../src/model/model-client.js';
-import { SessionStore } from '../../src/teammate/session-store.js';
+import { parseSession } from '../../src/teammate/session-store.js';
 
-/** The conversation a teammate saved, as a restart would load it (the file holds appended records, not one message per line). */
+/**
+ * The conversation a teammate saved, as a restart would load it (the file holds appended records,
+ * not one message per line). Read-only: unlike the teammate's own load, an unreadable file is
+ * never moved aside, since the teammate may be writing it right now.
+ */
 export function savedMessages(file: string): ChatMessage[] {
-  return new SessionStore(file, createLogger()).load().messages;
+  if (!fs.existsSync(file)) return [];
+  return parseSession(fs.readFileSync(file, 'utf8')).messages;
 }
 
 /** The saved conversation as text: a first line standing for the header, then one JSON message per line. */
