@@ -354,8 +354,8 @@ export async function benchScale(): Promise<void> {
     const pids = members(paths).map((m) => m.pid!);
     const rss = pids.map(rssMiB);
     rows.push({
-      figure: `RSS per idle teammate (p50 of ${pids.length})`,
-      measured: mib(percentile(rss, 50)),
+      figure: `RSS per idle teammate after 1-2 tasks (p50 of ${pids.length}); PSS`,
+      measured: `${mib(percentile(rss, 50))}; PSS ${mib(percentile(pids.map(pssMiB), 50))}`,
       floor: `bare node + IPC ${mib(floorRss)}`,
       goal: '<= 50 MiB',
     });
@@ -425,8 +425,8 @@ export async function benchScale(): Promise<void> {
       await delay(2000);
       const pid = members(long.paths)[0]!.pid!;
       rows.push({
-        figure: `RSS of a teammate after ${LONG_RUN_TASKS} tasks`,
-        measured: mib(rssMiB(pid)),
+        figure: `RSS of a teammate after ${LONG_RUN_TASKS} tasks; PSS`,
+        measured: `${mib(rssMiB(pid))}; PSS ${mib(pssMiB(pid))}`,
         floor: `bare node + IPC ${mib(floorRss)}`,
         goal: '<= 60 MiB',
       });

@@ -34,6 +34,8 @@ export interface TaskFilter {
 
 export interface NewTask {
   readonly subject: string;
+  /** The role it is meant for (idle teammates of that role are rung first). */
+  readonly role?: string | undefined;
   readonly description?: string | undefined;
   readonly blockedBy?: readonly number[] | undefined;
 }
@@ -87,11 +89,12 @@ export class Board {
     const subject = validateText('subject', input.subject.trim(), MAX_SUBJECT_CHARS, true);
     const description = validateText('description', input.description ?? '', MAX_DESCRIPTION_CHARS, false);
     const blockedBy = dedupe(input.blockedBy ?? []);
+    const role = input.role === undefined ? undefined : validateText('role', input.role.trim(), 64, true);
     this.store.ensureDir();
     return this.locker.withLock(this.paths.boardLock, () => {
       this.refuseUnknownBlockers(blockedBy);
       const id = allocateId({ paths: this.paths, store: this.store, tokens: this.tokens, logger: this.logger });
-      const task = newTask(id, { subject, description, blockedBy }, this.timestamp());
+      const task = newTask(id, { subject, description, blockedBy, role }, this.timestamp());
       try {
         this.store.write(task);
       } catch (error) {
@@ -147,15 +150,15 @@ export class Board {
     return owned;
   }
 
-  /** Up to `limit` ids of tasks that look ready now (lock-free; a claim re-checks each), lowest first. */
-  readyIds(limit: number): number[] {
-    const ids: number[] = [];
-    if (limit <= 0) return ids;
+  /** Up to `limit` tasks that look ready now (lock-free; a claim re-checks each), lowest id first, with the role each is meant for. */
+  readyTasks(limit: number): { id: number; role: string | null }[] {
+    const ready: { id: number; role: string | null }[] = [];
+    if (limit <= 0) return ready;
     for (const id of this.scanner.candidates()) {
-      ids.push(id);
-      if (ids.length >= limit) break;
+      ready.push({ id, role: this.scanner.roleOf(id) });
+      if (ready.length >= limit) break;
     }
-    return ids;
+    return ready;
   }
 
   /**

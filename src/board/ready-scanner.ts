@@ -98,7 +98,7 @@ export class ReadyScanner {
 
   /** A task this process just wrote: later scans need not read it back. */
   remember(task: TaskSummary & { readonly id: number }): void {
-    this.summaries.remember(task.id, { status: task.status, owner: task.owner, blockedBy: task.blockedBy });
+    this.summaries.remember(task.id, { status: task.status, owner: task.owner, blockedBy: task.blockedBy, role: task.role });
   }
 
   private *readyIds(ids: readonly number[], verify: boolean): Generator<number> {
@@ -113,6 +113,11 @@ export class ReadyScanner {
       if (task === undefined || task.status !== 'pending' || task.owner !== null) continue;
       if (task.blockedBy.length === 0 || assessReadiness(task, lookup).ready) yield id;
     }
+  }
+
+  /** The role a task is meant for, as last read (null when it names none). */
+  roleOf(id: number): string | null {
+    return this.summaries.get(id)?.role ?? null;
   }
 
   /**

@@ -7,7 +7,7 @@ import { TASK_FILE_PATTERN, type StatePaths } from '../paths.js';
 import { isTerminal, taskSchema, type Task } from './task.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 
-export type TaskSummary = Pick<Task, 'status' | 'owner' | 'blockedBy'>;
+export type TaskSummary = Pick<Task, 'status' | 'owner' | 'blockedBy'> & { readonly role?: string | null | undefined };
 
 export interface PeekedVersion {
   readonly stat: fs.Stats;
@@ -100,7 +100,10 @@ export class TaskStore {
     try {
       const stat = fs.fstatSync(fd);
       const read = parseTask(id, readAll(fd, stat.size), file);
-      if (read.kind === 'ok') return { stat, summary: { status: read.task.status, owner: read.task.owner, blockedBy: read.task.blockedBy } };
+      if (read.kind === 'ok') {
+        const { status, owner, blockedBy, role } = read.task;
+        return { stat, summary: { status, owner, blockedBy, role } };
+      }
       return { stat, summary: undefined, problem: read.kind === 'corrupt' ? read.reason : 'gone' };
     } finally {
       fs.closeSync(fd);

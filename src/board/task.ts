@@ -29,6 +29,8 @@ export const taskSchema = z
     claimedAt: isoTimestamp.nullable(),
     completedAt: isoTimestamp.nullable(),
     result: z.string().max(MAX_RESULT_CHARS).nullable(),
+    /** Who it is for: idle teammates of this role are rung first when it becomes ready (any teammate may claim it). */
+    role: z.string().min(1).max(64).nullable().optional(),
   })
   .refine((task) => (task.status === 'pending') === (task.owner === null) || isTerminalStatus(task.status), {
     message: 'a pending task has no owner and an in_progress task has one',
@@ -43,8 +45,9 @@ function isTerminalStatus(status: TaskStatus): boolean {
 }
 
 /** A task as `add` creates it: pending, unowned, never claimed. Inputs must already be validated. */
-export function newTask(id: number, fields: Pick<Task, 'subject' | 'description' | 'blockedBy'>, now: string): Task {
+export function newTask(id: number, fields: Pick<Task, 'subject' | 'description' | 'blockedBy'> & { role?: string | undefined }, now: string): Task {
   return {
+    ...(fields.role === undefined ? {} : { role: fields.role }),
     id,
     subject: fields.subject,
     description: fields.description,

@@ -310,14 +310,15 @@ export class Supervisor {
     try {
       const members = this.deps.roster.read().members;
       const hasProcess = (name: string): boolean => Boolean(this.slots.get(name)?.child || this.slots.get(name)?.restartTimer);
-      const ready = this.deps.board.readyIds(members.length + 1);
+      const ready = this.deps.board.readyTasks(members.length + 1);
       const starting = members.filter((m) => m.status === 'starting' && hasProcess(m.name)).length;
       const input = this.work.wakeInput(members, hasProcess, ready.length, this.bells.available() + this.bells.inFlight() + starting);
       for (const name of chooseWakeUps(input)) {
         this.deps.logger.info({ teammate: name }, 'waking teammate: work appeared');
         this.launch(name);
       }
-      for (const { name, task } of this.bells.choose(ready)) {
+      const roles = new Map(members.map((m) => [m.name, m.role]));
+      for (const { name, task } of this.bells.choose(ready, (name) => roles.get(name))) {
         const child = this.slots.get(name)?.child;
         if (child) sendToMember(child, { type: 'wake', task });
       }

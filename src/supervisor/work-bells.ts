@@ -7,6 +7,12 @@ interface Listener {
   idleSince: number;
 }
 
+/** A ready task, and the role it is meant for. */
+export interface ReadyTask {
+  readonly id: number;
+  readonly role: string | null;
+}
+
 /** A bell not answered within this long counts as lost: the teammate may be rung again. */
 const ANSWER_MS = 5_000;
 
@@ -14,7 +20,7 @@ const ANSWER_MS = 5_000;
  * Which idle teammates to ring when ready work appears: at most one per ready task that no rung
  * teammate is already on its way to, the longest idle first, and never the same teammate twice
  * for the same task (one that looked and left it — it gave that task up before — is not rung in
- * a loop). The bells are hints: each teammate claims under the lock, and its own safety re-check
+ * a loop); a task meant for a role goes first to an idle teammate of that role. The bells are hints: each teammate claims under the lock, and its own safety re-check
  * finds work even if no bell ever comes.
  */
 export class WorkBells {
@@ -54,8 +60,13 @@ export class WorkBells {
     return count;
   }
 
-  /** Chooses whom to ring for the ready tasks (lowest id first) and marks them rung. */
-  choose(ready: readonly number[]): { name: string; task: number }[] {
+  /**
+   * Chooses whom to ring for the ready tasks (lowest id first) and marks them rung. A task meant
+   * for a role goes to an idle teammate of that role when there is one (`roleOf` gives members' roles).
+   */
+  choose(readyTasks: readonly (number | ReadyTask)[], roleOf: (name: string) => string | undefined = () => undefined): { name: string; task: number }[] {
+    const tasks = readyTasks.map((task): ReadyTask => (typeof task === 'number' ? { id: task, role: null } : task));
+    const ready = tasks.map((task) => task.id);
     for (const id of this.offered.keys()) if (!ready.includes(id)) this.offered.delete(id);
     const idle = [...this.listeners]
       .filter(([, listener]) => listener.idle && !this.awaiting(listener))
@@ -64,11 +75,12 @@ export class WorkBells {
     const onTheirWay = new Set([...this.listeners.values()].filter((listener) => this.awaiting(listener)).map((listener) => listener.rungFor));
     const rings: { name: string; task: number }[] = [];
     let spare = ready.length - this.inFlight();
-    for (const task of ready) {
+    for (const { id: task, role } of tasks) {
       if (spare <= 0 || idle.length === 0) break;
       if (onTheirWay.has(task)) continue;
       const tried = this.offered.get(task) ?? new Set<string>();
-      const index = idle.findIndex((name) => !tried.has(name));
+      const matching = role === null ? -1 : idle.findIndex((name) => !tried.has(name) && roleOf(name) === role);
+      const index = matching >= 0 ? matching : idle.findIndex((name) => !tried.has(name));
       if (index < 0) continue;
       const [name] = idle.splice(index, 1) as [string];
       tried.add(name);

@@ -95,6 +95,16 @@ describe('finished tasks leave the folder claimers scan', () => {
     expect(b.ownedBy('alice').map((t) => t.id)).toEqual([2]);
   });
 
+  it('a task can name the role it is meant for (kept in its file; the daemon rings that role first)', async () => {
+    const { dir } = board();
+    const added = await runTeamd(['task', 'add', 'write the tests', '--role', 'tester', '--json', '--dir', dir]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(JSON.parse(added.stdout)).toMatchObject({ id: 1, role: 'tester' });
+    const plain = await runTeamd(['task', 'add', 'anything', '--json', '--dir', dir]);
+    expect(JSON.parse(plain.stdout)).not.toHaveProperty('role');
+    expect((await runTeamd(['task', 'add', 'bad', '--role', ' ', '--dir', dir])).code).toBe(2);
+  });
+
   it('task files copied in past the id counter (cp, git checkout) do not stop task add', async () => {
     const { board: b, paths } = board();
     await b.add({ subject: 'one' });

@@ -53,4 +53,22 @@ describe('WorkBells', () => {
     b.gone('alice');
     expect(b.choose([1, 2])).toEqual([]);
   });
+
+  it('a task meant for a role goes to an idle teammate of that role first, else to anyone', () => {
+    const b = bells(['alice', 'bob', 'carol']);
+    const roles: Record<string, string> = { alice: 'coder', bob: 'tester', carol: 'tester' };
+    const roleOf = (name: string): string | undefined => roles[name];
+    expect(
+      b.choose(
+        [
+          { id: 1, role: 'tester' },
+          { id: 2, role: 'writer' },
+        ],
+        roleOf,
+      ),
+    ).toEqual([
+      { name: 'bob', task: 1 },
+      { name: 'alice', task: 2 },
+    ]);
+  });
 });
