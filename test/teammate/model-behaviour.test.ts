@@ -233,6 +233,8 @@ describe('work in flight, messages, the current task, plans', () => {
     expect((await runTeamd(['send', 'alice', 'anything else?', '--dir', dir])).code).toBe(0);
     await waitFor(() => lead().find((m) => m.content === 'Got it: anything else?'), 'the reply');
     expect(member(dir, 'alice')?.task).toBeNull();
+    // The reply leaves while its step is still being saved: read the session once that step is in it.
+    await waitFor(() => session().includes('sent to lead'), 'the step that sent the reply, saved');
     const identities = texts(session()).filter((t) => t.startsWith('[teamd:identity]'));
     expect(identities.at(-1), session()).toContain('You have no task right now');
   });
