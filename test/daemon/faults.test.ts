@@ -6,7 +6,7 @@ import { isAlive } from '../../src/daemon/pid-file.js';
 import { readInboxFrom } from '../../src/inbox/inbox-file.js';
 import { statePaths } from '../../src/paths.js';
 import { openBoard } from '../helpers/board.js';
-import { livePids, member, startDaemon } from '../helpers/daemon.js';
+import { lastStopRungs, livePids, member, startDaemon } from '../helpers/daemon.js';
 import { processesWithEnv, runTeamd } from '../helpers/processes.js';
 import { makeTempDir, onBeforeTempRemoval } from '../helpers/temp-dir.js';
 import { waitFor, waitForAsync } from '../helpers/wait.js';
@@ -106,13 +106,7 @@ describe('the daemon under damaged state and a failing disk', () => {
     const status = await runTeamd(['status', '--dir', dir]);
     expect(status.stdout).toMatch(/needs you:[\s\S]*task_1\.json.*claim/);
     expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
-    const stopped = fs
-      .readFileSync(paths.logFile('daemon'), 'utf8')
-      .split('\n')
-      .filter((line) => line.includes('"daemon stopped"'))
-      .map((line) => JSON.parse(line) as { rungs: Record<string, string> })
-      .at(-1);
-    expect(stopped?.rungs).toEqual({ alice: 'ipc', bob: 'ipc' });
+    expect(lastStopRungs(dir)).toEqual({ alice: 'ipc', bob: 'ipc' });
     expect(JSON.parse(fs.readFileSync(paths.taskFile(1), 'utf8')).claim).toBe(-1);
   });
 

@@ -6,7 +6,7 @@ import { readLiveDaemon } from '../../src/daemon/pid-file.js';
 import { readInboxFrom } from '../../src/inbox/inbox-file.js';
 import { statePaths } from '../../src/paths.js';
 import { openBoard } from '../helpers/board.js';
-import { member, startDaemon } from '../helpers/daemon.js';
+import { lastStopRungs, member, startDaemon } from '../helpers/daemon.js';
 import { runTeamd } from '../helpers/processes.js';
 import { makeTempDir, onBeforeTempRemoval } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
@@ -117,13 +117,7 @@ describe('targeted wake-ups', () => {
     // Woken once each, for the message; never for the blocked tasks.
     for (const name of ['alice', 'bob', 'carol']) expect(member(dir, name)?.wakes).toBe(1);
     expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
-    const last = fs
-      .readFileSync(paths.logFile('daemon'), 'utf8')
-      .split('\n')
-      .filter((line) => line.includes('"daemon stopped"'))
-      .map((line) => JSON.parse(line) as { rungs: Record<string, string> })
-      .at(-1);
-    expect(last?.rungs).toEqual({ alice: 'ipc', bob: 'ipc', carol: 'ipc' });
+    expect(lastStopRungs(dir)).toEqual({ alice: 'ipc', bob: 'ipc', carol: 'ipc' });
     // Nothing was claimed or lost: the copied tasks are all there, waiting.
     expect(board.list({ status: 'pending' }).tasks).toHaveLength(1000);
   });

@@ -60,3 +60,13 @@ onBeforeTempRemoval(async () => {
   }
   started.clear();
 });
+
+/** Which rung of the stop ladder ended each teammate at the daemon's last stop, from its log. */
+export function lastStopRungs(dir: string): Record<string, string> | undefined {
+  return fs
+    .readFileSync(statePaths(dir).logFile('daemon'), 'utf8')
+    .split('\n')
+    .filter((line) => line.includes('"daemon stopped"'))
+    .map((line) => JSON.parse(line) as { rungs: Record<string, string> })
+    .at(-1)?.rungs;
+}
