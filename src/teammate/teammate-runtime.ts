@@ -26,6 +26,7 @@ import { PlanGate } from './plan-gate.js';
 import { logAgentEvent } from './event-log.js';
 import { StatusReport } from './status-report.js';
 import { WakeTracker } from './wake-tracker.js';
+import { NextTask } from './next-task.js';
 
 export interface TeammateDeps {
   readonly identity: Identity;
@@ -88,6 +89,7 @@ export class TeammateRuntime {
   /** The conversation was changed before its last messages (compaction, folding): the next save rewrites the session file. */
   private rewriteSession = false;
   private readonly wakes: WakeTracker;
+  private readonly next: NextTask;
 
   private readonly plans: PlanGate;
   private readonly intake: InboxIntake;
@@ -95,6 +97,13 @@ export class TeammateRuntime {
   constructor(private readonly deps: TeammateDeps) {
     this.status = new StatusReport(deps.link);
     this.wakes = new WakeTracker(deps.logger);
+    this.next = new NextTask({
+      name: deps.identity.name,
+      board: deps.board,
+      wakes: this.wakes,
+      logger: deps.logger,
+      daemonCoversBoard: deps.daemonCoversBoard,
+    });
     this.budget = new BudgetGuard({ session: deps.session, view: deps.budget, nextCall: (messages) => estimateTokens(messages, this.system) + deps.maxTokens });
     this.plans = new PlanGate({ name: deps.identity.name, required: deps.identity.planRequired, session: deps.session, mailbox: deps.mailbox });
     this.intake = new InboxIntake({
@@ -180,32 +189,19 @@ export class TeammateRuntime {
     return 'stopped';
   }
 
-  /**
-   * A task it still owns (once per process: never hot-loop on one the model left open), else a
-   * claim. A safety re-check does not scan the board while the daemon has looked at it since it
-   * last changed: the daemon rings for every ready task it sees.
-   */
+  /** Takes the next task, if any (next-task.ts), and tells the model about it. */
   private async takeNextTask(recheck: boolean): Promise<boolean> {
-    const { board, identity, session } = this.deps;
-    const own = board.ownedBy(identity.name).find((t) => !this.worked.has(t.id));
-    if (own) {
-      this.take(own);
-      if (foldSuperseded(session.messages) > 0) this.rewriteSession = true;
-      appendUser(session.messages, [
-        { type: 'text', text: identityDirective(identity, own) },
-        { type: 'text', text: resumeDirective(own) },
-      ]);
-      return true;
-    }
-    const prefer = this.wakes.takeHints();
-    if (recheck && prefer.length === 0 && this.deps.daemonCoversBoard?.()) return false;
-    const claimed = await board.claimNext(identity.name, { skip: new Set(session.gaveUp), prefer });
-    if (!claimed) return false;
-    this.take(claimed);
+    const { identity, session } = this.deps;
+    const next = await this.next.find(this.worked, session.gaveUp, recheck);
+    if (!next) return false;
+    const { task, resumed } = next;
+    this.take(task);
     if (foldSuperseded(session.messages) > 0) this.rewriteSession = true;
-    appendUser(session.messages, [{ type: 'text', text: taskDirective(claimed) }]);
-    // The CPU this process spent from its wake-up to the claim (npm run bench -- scale reads it).
-    this.deps.logger.info({ taskId: claimed.id, claim: claimed.claim, wakeCpuUs: this.wakes.cpuSinceWake() }, 'task claimed');
+    const directives = resumed ? [identityDirective(identity, task), resumeDirective(task)] : [taskDirective(task)];
+    appendUser(
+      session.messages,
+      directives.map((text) => ({ type: 'text' as const, text })),
+    );
     return true;
   }
 
