@@ -15,7 +15,7 @@ export interface DoorbellOptions {
   /**
    * Files to watch with chokidar (created empty if missing), one inotify watch each: an inbox.
    * chokidar is kept where it is cheap (a single file: one stat per event) and not for folders,
-   * where it re-reads the whole folder on every event (docs/architecture.md, "Wake-ups").
+   * where it re-reads the whole folder on every event (docs/architecture.md, "Scale").
    */
   readonly files?: readonly string[];
   /** Which paths ring the bell; default: all but temp and lock files. */
@@ -23,9 +23,9 @@ export interface DoorbellOptions {
   /** A slow safety ring for events the OS dropped (inotify overflow is silent). 0: none. */
   readonly rescanMs?: number;
   /**
-   * chokidar reports a path's changes at most once per 50 ms, leading edge only, and drops a
-   * change whose mtime equals the last one it saw (timestamps tick every few ms): the last
-   * appends of a burst can go unreported. So the bell rings again this long after the last event.
+   * A hand ring (`ring()`) rings once more this long after the last one, for a caller that
+   * rings on events which may come before the change is visible. Watch events never do: a
+   * folder's plain watch and a file's raw events report every change.
    */
   readonly trailingMs?: number;
   readonly logger: Logger;
