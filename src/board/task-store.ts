@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isNodeError, TeamdError } from '../errors.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
-import { readTextIfExists } from '../fs/read-text.js';
+import { readTextIfPresent } from '../fs/read-text.js';
 import { TASK_FILE_PATTERN, type StatePaths } from '../paths.js';
 import { isTerminal, taskSchema, type Task } from './task.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
@@ -74,8 +74,8 @@ export class TaskStore {
   read(id: number): TaskRead {
     const liveFile = this.paths.taskFile(id);
     const doneFile = this.paths.doneTaskFile(id);
-    const liveRaw = readTextIfExists(liveFile);
-    const doneRaw = readTextIfExists(doneFile);
+    const liveRaw = readTextIfPresent(liveFile);
+    const doneRaw = readTextIfPresent(doneFile);
     if (liveRaw === null && doneRaw === null) return { kind: 'missing' };
     if (doneRaw === null) return parseTask(id, liveRaw!, liveFile);
     if (liveRaw === null) return parseTask(id, doneRaw, doneFile);

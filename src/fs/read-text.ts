@@ -11,6 +11,19 @@ export function readTextIfExists(file: string): string | null {
   }
 }
 
+/**
+ * Like readTextIfExists, for a file that is often absent (a task looked for in both of its
+ * folders): a stat first, so absence costs no thrown error (each costs tens of microseconds).
+ */
+export function readTextIfPresent(file: string): string | null {
+  try {
+    if (fs.statSync(file, { throwIfNoEntry: false }) === undefined) return null;
+  } catch (error) {
+    throw new TeamdError('IO', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  return readTextIfExists(file);
+}
+
 /** Up to `max` bytes of an open file from `offset`, then closes it: the text, the file's size and the bytes read. */
 export function readSliceAndClose(fd: number, offset: number, max: number): { text: string; size: number; length: number } {
   try {
