@@ -59,14 +59,4 @@ export class OwnerIndex {
     for (const entry of names) if (/^[1-9]\d*$/.test(entry)) ids.push(Number(entry));
     return ids.sort((a, b) => a - b);
   }
-
-  /** Names with an index folder (members that held a task at some point). */
-  owners(): string[] {
-    try {
-      return fs.readdirSync(this.paths.ownersDir);
-    } catch (error) {
-      if (isNodeError(error, 'ENOENT')) return [];
-      throw new TeamdError('IO', `cannot read ${this.paths.ownersDir}: ${(error as Error).message}`, { cause: error });
-    }
-  }
 }

@@ -10,9 +10,8 @@ import { MemberWork } from './member-work.js';
 import { forkMember, sendToMember } from './member-process.js';
 import { decideRestart, DEFAULT_RESTART_POLICY, describeExit, FRESH_HISTORY, type RestartHistory, type RestartPolicy } from './restart-policy.js';
 import { DEFAULT_LADDER, settlesWithin, stopChild, type LadderTimings, type StopRung } from './stop-ladder.js';
-import { chooseWakeUps } from './wake-policy.js';
 import { WakeScheduler } from './wake-scheduler.js';
-import { WorkBells } from './work-bells.js';
+import { WorkHandout } from './work-handout.js';
 import type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
 
 export type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
@@ -44,10 +43,12 @@ export class Supervisor {
   private bell: Doorbell | null = null;
   private stopping = false;
   private readonly wakes = new WakeScheduler(
-    () => this.lookForWork(),
+    () => {
+      if (!this.stopping) this.handout.look();
+    },
     () => this.stopping,
   );
-  private readonly bells: WorkBells;
+  private readonly handout: WorkHandout;
 
   private readonly work: MemberWork;
 
@@ -56,7 +57,20 @@ export class Supervisor {
     this.policy = deps.restartPolicy ?? DEFAULT_RESTART_POLICY;
     this.ladder = deps.ladder ?? DEFAULT_LADDER;
     this.now = deps.now ?? Date.now;
-    this.bells = new WorkBells(this.now);
+    this.handout = new WorkHandout({
+      roster: deps.roster,
+      board: deps.board,
+      work: this.work,
+      logger: deps.logger,
+      hasProcess: (name) => Boolean(this.slots.get(name)?.child || this.slots.get(name)?.restartTimer),
+      launch: (name) => this.launch(name),
+      ring: (name, task) => {
+        const child = this.slots.get(name)?.child;
+        if (child) sendToMember(child, { type: 'wake', task });
+      },
+      markLooked: deps.markLooked,
+      now: this.now,
+    });
   }
 
   /** Reconciles the roster with reality (no teammate runs yet) and starts watching for work. */
@@ -212,7 +226,7 @@ export class Supervisor {
         this.deps.logger.info({ teammate: name, readyMs: this.now() - slot.startedAt }, 'teammate ready');
         break;
       case 'status':
-        this.bells.reported(name, message.status);
+        this.handout.reported(name, message.status);
         this.deps.roster.patchMember(name, {
           status: message.status,
           task: message.task,
@@ -241,7 +255,7 @@ export class Supervisor {
 
   private async onExit(name: string, slot: Slot, code: number | null, signal: NodeJS.Signals | null, pid: number | undefined): Promise<void> {
     slot.child = null;
-    this.bells.gone(name);
+    this.handout.gone(name);
     const logger = this.deps.logger.child({ teammate: name });
     // While the whole team stops, one sweep after the last exit (stopAll) instead of one per teammate.
     if (!this.stopping) cleanUpAfterTeammate(this.deps.paths, pid, logger);
@@ -296,35 +310,6 @@ export class Supervisor {
         this.wakes.schedule();
         return;
       }
-    }
-  }
-
-  /**
-   * Work appeared (a change in tasks/ or inbox/, a teammate went idle or exited): wakes sleepers
-   * that have mail or work of their own, or are needed for ready tasks, and rings as many idle
-   * teammates as there are ready tasks nobody is on the way to — not everyone.
-   */
-  private lookForWork(): void {
-    if (this.stopping) return;
-    const startedAt = Date.now();
-    try {
-      const members = this.deps.roster.read().members;
-      const hasProcess = (name: string): boolean => Boolean(this.slots.get(name)?.child || this.slots.get(name)?.restartTimer);
-      const ready = this.deps.board.readyTasks(members.length + 1);
-      const starting = members.filter((m) => m.status === 'starting' && hasProcess(m.name)).length;
-      const input = this.work.wakeInput(members, hasProcess, ready.length, this.bells.available() + this.bells.inFlight() + starting);
-      for (const name of chooseWakeUps(input)) {
-        this.deps.logger.info({ teammate: name }, 'waking teammate: work appeared');
-        this.launch(name);
-      }
-      const roles = new Map(members.map((m) => [m.name, m.role]));
-      for (const { name, task } of this.bells.choose(ready, (name) => roles.get(name))) {
-        const child = this.slots.get(name)?.child;
-        if (child) sendToMember(child, { type: 'wake', task });
-      }
-      this.deps.markLooked?.(startedAt);
-    } catch (error) {
-      this.deps.logger.error({ err: error }, 'could not check for work to wake teammates');
     }
   }
 

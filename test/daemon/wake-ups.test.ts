@@ -69,7 +69,8 @@ describe('targeted wake-ups', () => {
   });
 
   it('one new ready task wakes one idle teammate, not the whole team', async () => {
-    const { dir, board } = await idleTeam(['alice', 'bob', 'carol']);
+    // No safety re-check during the test: one firing just before the daemon looked could claim the task unrung.
+    const { dir, board } = await idleTeam(['alice', 'bob', 'carol'], { recheckMs: 3_600_000 });
     const task = await board.add({ subject: 'one task', description: NOOP });
     await waitFor(() => board.get(task.id).status === 'completed', 'the task done');
     const owner = board.get(task.id).owner!;

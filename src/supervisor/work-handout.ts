@@ -1,0 +1,66 @@
+import type { Board } from '../board/board.js';
+import type { Logger } from '../logger.js';
+import type { RosterStore } from '../roster/roster-store.js';
+import type { MemberWork } from './member-work.js';
+import { chooseWakeUps } from './wake-policy.js';
+import { WorkBells } from './work-bells.js';
+
+export interface WorkHandoutDeps {
+  readonly roster: Pick<RosterStore, 'read'>;
+  readonly board: Board;
+  readonly work: MemberWork;
+  readonly logger: Logger;
+  /** A member runs, or is about to (a restart is pending). */
+  readonly hasProcess: (name: string) => boolean;
+  /** Forks a sleeping member. */
+  readonly launch: (name: string) => void;
+  /** Rings a running teammate over IPC: ready work, `task` first. */
+  readonly ring: (name: string, task: number) => void;
+  /** Records that a look at the whole board began at this time (board/look-marker.ts). */
+  readonly markLooked?: ((startedAt: number) => void) | undefined;
+  readonly now: () => number;
+}
+
+/**
+ * Hands out work when it appears (a change in tasks/ or inbox/, a teammate went idle or exited):
+ * wakes sleepers that have mail or work of their own, or are needed for ready tasks, and rings as
+ * many idle teammates as there are ready tasks nobody is on the way to — not everyone. The
+ * supervisor owns the processes; this decides whom they are needed for.
+ */
+export class WorkHandout {
+  private readonly bells: WorkBells;
+
+  constructor(private readonly deps: WorkHandoutDeps) {
+    this.bells = new WorkBells(deps.now);
+  }
+
+  /** A teammate's status report: idle or working, and any bell it had is answered. */
+  reported(name: string, status: 'idle' | 'working'): void {
+    this.bells.reported(name, status);
+  }
+
+  /** A teammate's process ended. */
+  gone(name: string): void {
+    this.bells.gone(name);
+  }
+
+  look(): void {
+    const { deps } = this;
+    const startedAt = Date.now();
+    try {
+      const members = deps.roster.read().members;
+      const ready = deps.board.readyTasks(members.length + 1);
+      const starting = members.filter((m) => m.status === 'starting' && deps.hasProcess(m.name)).length;
+      const input = deps.work.wakeInput(members, deps.hasProcess, ready.length, this.bells.available() + this.bells.inFlight() + starting);
+      for (const name of chooseWakeUps(input)) {
+        deps.logger.info({ teammate: name }, 'waking teammate: work appeared');
+        deps.launch(name);
+      }
+      const roles = new Map(members.map((m) => [m.name, m.role]));
+      for (const { name, task } of this.bells.choose(ready, (name) => roles.get(name))) deps.ring(name, task);
+      deps.markLooked?.(startedAt);
+    } catch (error) {
+      deps.logger.error({ err: error }, 'could not check for work to wake teammates');
+    }
+  }
+}
