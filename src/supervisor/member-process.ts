@@ -47,7 +47,7 @@ export function forkMember(options: ForkOptions): ChildProcess {
     options.onExit(code, signal);
   };
   child.once('exit', exited);
-  child.once('error', (error) => {
+  child.on('error', (error) => {
     options.logger.error({ err: error }, 'teammate process error');
     // A fork that never started emits 'error' without 'exit'.
     if (child.pid === undefined) exited(1, null);
@@ -56,5 +56,10 @@ export function forkMember(options: ForkOptions): ChildProcess {
 }
 
 export function sendToMember(child: ChildProcess, message: DaemonMessage): void {
-  if (child.connected) child.send(message);
+  // A teammate that just died still reads as connected until its channel's end is seen: the write
+  // fails with EPIPE, which without a callback is emitted as the child's 'error'. Its exit follows.
+  if (child.connected) child.send(message, undefined, undefined, ignoreSendError);
 }
+
+/** A failed send means the teammate is gone; its 'exit' is reported by forkMember. */
+function ignoreSendError(): void {}

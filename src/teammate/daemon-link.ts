@@ -11,7 +11,10 @@ export interface DaemonLink {
 export function processDaemonLink(proc: NodeJS.Process): DaemonLink {
   return {
     send: (message) => {
-      if (proc.connected && proc.send) proc.send(message);
+      // A channel the daemon just closed (or a daemon killed -9) still reads as connected until
+      // 'disconnect' is delivered: the write fails with EPIPE, which without a callback would be
+      // thrown from the process as an unhandled 'error'. The disconnect handler ends us anyway.
+      if (proc.connected && proc.send) proc.send(message, undefined, undefined, ignoreSendError);
     },
     onMessage: (handler) => {
       proc.on('message', (raw: unknown) => {
@@ -20,7 +23,14 @@ export function processDaemonLink(proc: NodeJS.Process): DaemonLink {
       });
     },
     onDisconnect: (handler) => {
-      proc.once('disconnect', handler);
+      // A daemon that closed the channel (or died) before this worker loaded sends no
+      // 'disconnect' event at all: the channel already reads closed. Without this check such a
+      // worker would run on unsupervised, an orphan.
+      if (!proc.connected) setImmediate(handler);
+      else proc.once('disconnect', handler);
     },
   };
 }
+
+/** A failed send means the channel is gone; 'disconnect' follows and ends the worker. */
+function ignoreSendError(): void {}
