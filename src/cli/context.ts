@@ -1,12 +1,11 @@
-import fs from 'node:fs';
 import { Board } from '../board/board.js';
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
-import { ensurePrivateDir } from '../fs/private-dir.js';
 import { Mailbox } from '../inbox/mailbox.js';
 import { createLogger, type Logger } from '../logger.js';
 import { resolveStateDir, statePaths, type StatePaths } from '../paths.js';
 import type { Io } from './output.js';
+import { checkStateFolder, type FolderUse } from './state-folder.js';
 
 export interface CommandContext {
   readonly paths: StatePaths;
@@ -15,26 +14,28 @@ export interface CommandContext {
   readonly mailbox: Mailbox;
 }
 
-/**
- * Wires the library for one CLI command. Commands that write create the state folder;
- * read-only ones refuse a missing folder, so a mistyped --dir is not shown as an empty board.
- */
-/** The state folder a command works on: --dir, else $TEAMD_DIR, else ./.team. */
+/** The state folder a command works on: --dir, else $TEAMD_DIR, else ./.team. An empty --dir is refused, not taken as the current folder. */
 export function pathsFor(io: Io, dir: string | undefined): StatePaths {
+  if (dir !== undefined && dir.trim() === '')
+    throw new TeamdError('USAGE', '--dir is empty: name the state folder (e.g. --dir .team), or leave --dir out to use $TEAMD_DIR, else ./.team');
   return statePaths(resolveStateDir({ dir, env: io.env, cwd: io.cwd }));
 }
 
-export function openContext(io: Io, dir: string | undefined, mode: 'read' | 'write'): CommandContext {
+/** The state folder, checked for the command's use (state-folder.ts). */
+export function stateFolderFor(io: Io, dir: string | undefined, use: FolderUse): StatePaths {
   const paths = pathsFor(io, dir);
-  if (mode === 'write') ensurePrivateDir(paths.root);
-  else if (!fs.existsSync(paths.root)) {
-    throw new TeamdError(
-      'STATE_DIR_MISSING',
-      `no teamd state folder at ${paths.root}: pass --dir <path> (or set TEAMD_DIR) to use another one, or add a task to create it`,
-      { details: { dir: paths.root } },
-    );
-  }
-  const logger = createLogger({ destination: paths.logFile('cli'), bindings: { component: 'cli' } });
+  checkStateFolder(paths, use, io.err);
+  return paths;
+}
+
+/**
+ * Wires the library for one CLI command. A read-only command writes nothing, not even a log
+ * line (its logger is silent: what it has to say goes to stderr); a command that changes state
+ * logs to logs/cli.log.
+ */
+export function openContext(io: Io, dir: string | undefined, use: FolderUse): CommandContext {
+  const paths = stateFolderFor(io, dir, use);
+  const logger = use === 'write' ? createLogger({ destination: paths.logFile('cli'), bindings: { component: 'cli' } }) : createLogger();
   const locker = new FileLocker({ logger });
   return { paths, logger, board: new Board({ paths, locker, logger }), mailbox: new Mailbox({ paths, logger }) };
 }

@@ -1,4 +1,6 @@
+import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import { main } from './main.js';
 import { processIo } from './output.js';
 
-process.exitCode = await main(process.argv.slice(2), processIo());
+const keepPipes = endQuietlyOnClosedPipe([process.stdout, process.stderr], (code) => process.exit(code));
+process.exitCode = await main(process.argv.slice(2), processIo(keepPipes));

@@ -4,6 +4,7 @@ import { TeamdError } from '../errors.js';
 import { PACKAGE_JSON } from './locations.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import type { Io } from './output.js';
+import { withCommonOptions } from './commands/common.js';
 
 function packageVersion(): string {
   const raw: unknown = JSON.parse(fs.readFileSync(PACKAGE_JSON, 'utf8'));
@@ -70,13 +71,31 @@ export async function buildProgram(io: Io, argv: readonly string[] = []): Promis
     .addHelpText(
       'after',
       `
-Every command takes --dir <path> (default: $TEAMD_DIR, else ./.team); commands that print data take --json.
+Every command takes --dir <path> (default: $TEAMD_DIR, else ./.team), before or after its name; commands that print data take --json.
 Exit codes: 0 ok, 1 error, 2 wrong arguments or input, 3 nothing ready to claim, 4 refused by the board's state.
 Try it offline: teamd demo. Documentation: the docs/ folder of the package.`,
     );
   for (const factory of factories) program.addCommand(factory(io));
+  withGlobalOptions(program);
   configureErrors(program, io);
   return program;
+}
+
+/** Options every command takes, also before its name (`teamd --dir X status`, as git -C and docker --context are used). */
+const GLOBAL_OPTIONS = ['dir', 'json'] as const;
+
+/**
+ * --dir and --json on the program too: given before the command, they reach it as if given
+ * after its name (there, the command's own value wins).
+ */
+function withGlobalOptions(program: Command): void {
+  withCommonOptions(program);
+  program.hook('preAction', (root, command) => {
+    for (const key of GLOBAL_OPTIONS) {
+      const value: unknown = root.getOptionValue(key);
+      if (value !== undefined && command !== root && command.getOptionValue(key) === undefined) command.setOptionValue(key, value);
+    }
+  });
 }
 
 /** The only place errors become exit codes and text. */

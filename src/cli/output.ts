@@ -9,10 +9,16 @@ export interface Io {
   readonly cwd: string;
   /** All of standard input, for arguments given as '-'. */
   readonly readStdin: () => Promise<string>;
+  /**
+   * A closed stdout or stderr ends a command quietly (closed-pipe.ts); a daemon run in the
+   * foreground calls this to outlive them instead.
+   */
+  readonly keepRunningOnClosedPipe?: () => void;
 }
 
-export function processIo(): Io {
+export function processIo(keepRunningOnClosedPipe?: () => void): Io {
   return {
+    keepRunningOnClosedPipe,
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
     env: process.env,

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { TASK_STATUSES, type TaskStatus } from '../board/task.js';
 import { NAME_PATTERN } from '../names.js';
+import { roleSchema, teammateNameSchema } from '../roster/roster.js';
 
 export function parseTaskId(raw: string): number {
   if (!/^[1-9]\d{0,14}$/.test(raw.trim()))
@@ -30,4 +31,18 @@ export function parseMemberName(raw: string): string {
 export function parseNonNegativeInt(raw: string): number {
   if (!/^\d{1,15}$/.test(raw.trim())) throw new InvalidArgumentError(`expected a whole number, got ${JSON.stringify(raw)}.`);
   return Number(raw.trim());
+}
+
+/** A name for a new teammate: a member name, and not the lead's. */
+export function parseTeammateName(raw: string): string {
+  const name = parseMemberName(raw);
+  const parsed = teammateNameSchema.safeParse(name);
+  if (!parsed.success) throw new InvalidArgumentError(`${parsed.error.issues[0]?.message ?? 'not a teammate name'}.`);
+  return name;
+}
+
+export function parseRole(raw: string): string {
+  const parsed = roleSchema.safeParse(raw);
+  if (!parsed.success) throw new InvalidArgumentError(`${parsed.error.issues[0]?.message ?? 'not a role'}, got ${JSON.stringify(raw)}.`);
+  return raw.trim();
 }

@@ -1,13 +1,14 @@
 import * as z from 'zod';
 import { nameSchema } from '../names.js';
+import { roleSchema, teammateNameSchema } from '../roster/roster.js';
 
 /** One JSON line from the CLI to the daemon over run/daemon.sock; one JSON line back. */
 export const controlRequestSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('ping') }),
   z.object({
     op: z.literal('spawn'),
-    name: nameSchema,
-    role: z.string().min(1).max(64),
+    name: teammateNameSchema,
+    role: roleSchema,
     prompt: z
       .string()
       .max(64 * 1024)

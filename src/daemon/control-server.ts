@@ -67,7 +67,7 @@ function serve(socket: net.Socket, handle: ControlHandler, logger: Logger): void
     if (!parsed.success) {
       reply({
         ok: false,
-        error: { code: 'PROTOCOL', message: `invalid request: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` },
+        error: { code: 'INVALID_INPUT', message: parsed.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`).join('; ') },
       });
       return;
     }

@@ -17,9 +17,23 @@ export const tokenUsageSchema = z.object({
 });
 export type TokenUsage = z.infer<typeof tokenUsageSchema>;
 
+/** A teammate's name: a name, and never the lead's. */
+export const teammateNameSchema = nameSchema.refine((name) => name !== LEAD, {
+  message: `the name "${LEAD}" is reserved for the person running the team: pick another, e.g. alice`,
+});
+
+/** A role is a short label on one line (coder, reviewer, tester): it names the teammate's job in its prompt and in status. */
+export const roleSchema = z
+  .string()
+  .refine((role) => role.trim().length > 0, { message: 'a role must not be empty: give one such as coder, reviewer or tester' })
+  .refine((role) => role.length <= 64, { message: 'a role is at most 64 characters' })
+  .refine((role) => ![...role].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f), {
+    message: 'a role is one line of text, without tabs or control characters',
+  });
+
 export const memberSchema = z.looseObject({
-  name: nameSchema.refine((name) => name !== LEAD, { message: `"${LEAD}" is reserved for the person running the team` }),
-  role: z.string().min(1).max(64),
+  name: teammateNameSchema,
+  role: roleSchema,
   status: z.enum(MEMBER_STATUSES),
   pid: z.number().int().positive().nullable().optional(),
   model: z.string().optional(),

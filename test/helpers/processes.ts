@@ -14,12 +14,21 @@ export interface RunResult {
 }
 
 /** Runs the real CLI (built dist/ behind bin/teamd) as a child process. */
-export function runTeamd(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<RunResult> {
+export function runTeamd(
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; uid?: number; gid?: number } = {},
+): Promise<RunResult> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       [TEAMD_BIN, ...args],
-      { cwd: options.cwd ?? REPO_ROOT, env: withoutTeamdDir(options.env), maxBuffer: 64 * 1024 * 1024 },
+      {
+        cwd: options.cwd ?? REPO_ROOT,
+        env: withoutTeamdDir(options.env),
+        maxBuffer: 64 * 1024 * 1024,
+        ...(options.uid === undefined ? {} : { uid: options.uid }),
+        ...(options.gid === undefined ? {} : { gid: options.gid }),
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
         resolve({ code, stdout, stderr });

@@ -6,7 +6,7 @@ import { createLogger } from '../../logger.js';
 import { inotifyWarning } from '../../proc/inotify.js';
 import { readConfig } from '../../roster/roster.js';
 import type { StatePaths } from '../../paths.js';
-import { pathsFor } from '../context.js';
+import { pathsFor, stateFolderFor } from '../context.js';
 import { startDetachedDaemon, stopDaemonAndWait } from '../daemon-process.js';
 import { DEFAULT_WORKER_SCRIPT } from '../locations.js';
 import { printJson, type Io } from '../output.js';
@@ -22,6 +22,7 @@ interface StartOptions extends CommonOptions {
 async function runForeground(io: Io, paths: StatePaths, options: StartOptions): Promise<void> {
   // stdout and stderr may be files on the disk that filled up, or a journal that went away:
   // their write errors arrive as 'error' events, which must not end the daemon.
+  io.keepRunningOnClosedPipe?.();
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   ensurePrivateDir(paths.root);
   let logFailure: string | null = null;
@@ -105,7 +106,7 @@ export function startCommand(io: Io): Command {
     .option('--model <id>', "default model for teammates: 'offline' or an Anthropic model name")
     .option('--idle-timeout <ms>', 'a teammate idle this long sleeps until work appears (0 = never; default 60000)', parseNonNegativeInt)
     .action(async (options: StartOptions) => {
-      const paths = pathsFor(io, options.dir);
+      const paths = stateFolderFor(io, options.dir, 'write');
       const inotify = inotifyWarning(readConfig(paths.config).members.length);
       if (inotify) io.err(`WARNING: ${inotify}\n`);
       if (options.foreground) return runForeground(io, paths, options);

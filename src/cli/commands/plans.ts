@@ -8,7 +8,7 @@ import { withCommonOptions, type CommonOptions } from './common.js';
 
 /** Answers a teammate's plan_approval_request found in the lead's inbox by its requestId. */
 function answerPlan(io: Io, requestId: string, approve: boolean, feedback: string, options: CommonOptions): void {
-  const { paths, mailbox } = openContext(io, options.dir, 'read');
+  const { paths, mailbox } = openContext(io, options.dir, 'write');
   const request = readInboxFrom(paths.inboxFile(LEAD), 0)
     .messages.map((m) => m.message)
     .find((m) => m.type === 'plan_approval_request' && m.requestId === requestId);

@@ -7,10 +7,10 @@ import { isAlive, readLiveDaemon, runsUnsandboxed } from '../../daemon/pid-file.
 import { TASK_STATUSES, type TaskStatus } from '../../board/task.js';
 import type { Member } from '../../roster/roster.js';
 import { readConfig } from '../../roster/roster.js';
-import { openContext, pathsFor } from '../context.js';
+import { openContext, stateFolderFor } from '../context.js';
 import { inotifyUseOf, readInotifyLimits } from '../../proc/inotify.js';
 import { printJson, type Io } from '../output.js';
-import { parseMemberName, parseNonNegativeInt } from '../parsers.js';
+import { parseMemberName, parseNonNegativeInt, parseRole, parseTeammateName } from '../parsers.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 
 function memberView(member: Member) {
@@ -94,14 +94,14 @@ function cacheShare(usage: ReturnType<typeof memberView>['usage']): string {
 
 export function spawnCommand(io: Io): Command {
   return withCommonOptions(new Command('spawn').description('add a teammate to the roster and start its process (needs the daemon)'))
-    .argument('<name>', 'teammate name: a-z, 0-9, _ or -, starting with a letter', parseMemberName)
-    .argument('<role>', 'its role, e.g. coder, reviewer, tester')
+    .argument('<name>', "teammate name: a-z, 0-9, _ or -, starting with a letter (not 'lead')", parseTeammateName)
+    .argument('<role>', 'its role, one line of up to 64 characters, e.g. coder, reviewer, tester', parseRole)
     .option('--prompt <text>', 'extra instructions for this teammate')
     .option('--model <id>', "model: 'offline' or an Anthropic model name (default: the team's)")
     .option('--plan', 'must submit a plan and get it approved before changing anything')
     .option('--budget-tokens <n>', 'stop calling the model past this many tokens', parseNonNegativeInt)
     .action(async (name: string, role: string, options: CommonOptions & { prompt?: string; model?: string; plan?: boolean; budgetTokens?: number }) => {
-      const paths = pathsFor(io, options.dir);
+      const paths = stateFolderFor(io, options.dir, 'read');
       const member = (await requestDaemon(paths, {
         op: 'spawn',
         name,
@@ -121,7 +121,7 @@ export function shutdownCommand(io: Io): Command {
     .argument('<name>', 'teammate name', parseMemberName)
     .option('--force', 'do not wait for an answer: IPC, then SIGTERM, then SIGKILL')
     .action(async (name: string, options: CommonOptions & { force?: boolean }) => {
-      const paths = pathsFor(io, options.dir);
+      const paths = stateFolderFor(io, options.dir, 'read');
       const result = (await requestDaemon(paths, { op: 'shutdown', name, force: options.force === true }, 60_000)) as { rung: string };
       if (options.json) printJson(io, { name, ...result });
       else io.out(result.rung === 'not-running' ? `${name} was not running; it is now shut down\n` : `${name} shut down (${result.rung})\n`);
@@ -139,7 +139,7 @@ export function budgetCommand(io: Io): Command {
       if (!options.team && second === undefined) throw new TeamdError('USAGE', 'give the budget in tokens: teamd budget <name> <tokens>');
       const name = options.team ? null : parseMemberName(first);
       const tokens = parsePositiveTokens(options.team ? first : second!);
-      const paths = pathsFor(io, options.dir);
+      const paths = stateFolderFor(io, options.dir, 'read');
       await requestDaemon(paths, { op: 'budget', name, tokens });
       if (options.json) printJson(io, { name, tokens });
       else io.out(name === null ? `team budget set to ${tokens} tokens\n` : `${name}'s budget set to ${tokens} tokens\n`);

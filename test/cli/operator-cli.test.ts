@@ -1,0 +1,146 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runTeamd, TEAMD_BIN } from '../helpers/processes.js';
+import { writeRoster } from '../helpers/team.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+function team(): string {
+  const root = path.join(makeTempDir(), '.team');
+  writeRoster(root, ['alice', 'bob']);
+  return root;
+}
+
+/** Every file and folder under dir, with its size: what a command left behind. */
+function tree(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .map((entry) => {
+      const stat = fs.statSync(path.join(dir, entry));
+      return `${entry} ${stat.isDirectory() ? 'dir' : stat.size}`;
+    })
+    .sort();
+}
+
+/** Runs teamd with its stdout and/or stderr already closed by the reader, as `teamd status | head -0` would. */
+function runWithClosedPipe(args: readonly string[], close: 'stdout' | 'stderr'): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [TEAMD_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let stdout = '';
+    // Closed before the process has loaded: its first write to it fails with EPIPE.
+    child[close].destroy();
+    const other = close === 'stdout' ? child.stderr : child.stdout;
+    other.on('data', (chunk: Buffer) => (close === 'stdout' ? (stderr += chunk.toString()) : (stdout += chunk.toString())));
+    child.on('close', (code) => resolve({ code, stderr, stdout }));
+  });
+}
+
+describe('the operator CLI', () => {
+  it('a reader that went away ends a command quietly with status 0: status, task list, logs, --help; on stdout and on stderr', async () => {
+    const dir = team();
+    for (let i = 1; i <= 20; i++) expect((await runTeamd(['task', 'add', `task ${i}`, '--dir', dir])).code).toBe(0);
+    fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'logs', 'daemon.log'), `${JSON.stringify({ level: 30, time: Date.now(), msg: 'hello' })}\n`.repeat(2000));
+    for (const args of [['status', '--dir', dir], ['task', 'list', '--dir', dir], ['logs', '--dir', dir], ['--help']]) {
+      const result = await runWithClosedPipe(args, 'stdout');
+      expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 0, stderr: '' });
+    }
+    // An error message to a closed stderr: no stack anywhere, and the command still ends.
+    const failed = await runWithClosedPipe(['status', '--dir', ''], 'stderr');
+    expect(failed.stdout).toBe('');
+    expect(failed.code).toBe(0);
+  });
+
+  it('read-only commands write nothing in the state folder; --dir must name a state folder, never a file, never empty', async () => {
+    const dir = team();
+    expect((await runTeamd(['task', 'add', 'one', '--dir', dir])).code).toBe(0);
+    expect((await runTeamd(['send', 'alice', 'hi', '--dir', dir])).code).toBe(0);
+    const before = tree(dir);
+    for (const args of [['status'], ['status', '--json'], ['team'], ['task', 'list'], ['task', 'show', '1'], ['inbox', 'alice'], ['watch', '--once']]) {
+      const result = await runTeamd([...args, '--dir', dir]);
+      expect({ args, code: result.code }).toEqual({ args, code: 0 });
+    }
+    expect(tree(dir)).toEqual(before);
+
+    const empty = await runTeamd(['status', '--dir', '']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^teamd: --dir is empty: .+\n$/);
+    const file = path.join(makeTempDir(), 'notes.txt');
+    fs.writeFileSync(file, 'x');
+    for (const args of [
+      ['status', '--dir', file],
+      ['task', 'add', 'x', '--dir', file],
+    ]) {
+      const result = await runTeamd(args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^teamd: .*notes\.txt is a file, not a state folder.*\n$/);
+    }
+    // A project folder named by mistake: refused by readers and writers, and left as it was.
+    const project = makeTempDir();
+    fs.writeFileSync(path.join(project, 'README.md'), '# a project\n');
+    for (const args of [['status'], ['task', 'add', 'x']]) {
+      const result = await runTeamd([...args, '--dir', project]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/is not a teamd state folder/);
+    }
+    expect(fs.readdirSync(project)).toEqual(['README.md']);
+    // A missing one is created by a command that writes, and it says so once.
+    const fresh = path.join(makeTempDir(), 'new-team');
+    const created = await runTeamd(['task', 'add', 'first', '--dir', fresh]);
+    expect(created.code).toBe(0);
+    expect(created.stderr).toBe(`teamd: created the state folder ${fresh}\n`);
+    expect((await runTeamd(['task', 'add', 'second', '--dir', fresh])).stderr).toBe('');
+  });
+
+  it.runIf(process.getuid?.() === 0)('a read-only state folder: reading works, a change gets one line and exit 1, never a stack', async () => {
+    const dir = team();
+    expect((await runTeamd(['task', 'add', 'one', '--dir', dir])).code).toBe(0);
+    // Owned by nobody, and not writable even by its owner (root would write anyway).
+    fs.chmodSync(path.dirname(dir), 0o755);
+    for (const entry of ['', ...(fs.readdirSync(dir, { recursive: true }) as string[])]) {
+      const file = path.join(dir, entry);
+      fs.chownSync(file, 65534, 65534);
+      fs.chmodSync(file, fs.statSync(file).isDirectory() ? 0o500 : 0o400);
+    }
+    const as = { uid: 65534, gid: 65534, cwd: '/' };
+    const list = await runTeamd(['task', 'list', '--dir', dir], as);
+    expect(list.stderr).toBe('');
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/one/);
+    expect((await runTeamd(['status', '--dir', dir], as)).code).toBe(0);
+    for (const args of [
+      ['task', 'add', 'two'],
+      ['send', 'alice', 'hi'],
+    ]) {
+      const result = await runTeamd([...args, '--dir', dir], as);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^teamd: .*permission denied.*\n$/);
+    }
+  });
+
+  it('--dir and --json are accepted before the command as well as after it', async () => {
+    const dir = team();
+    expect((await runTeamd(['--dir', dir, 'task', 'add', 'one'])).code).toBe(0);
+    const before = await runTeamd(['--dir', dir, '--json', 'task', 'list']);
+    expect(before.code, before.stderr).toBe(0);
+    expect(JSON.parse(before.stdout).map((t: { subject: string }) => t.subject)).toEqual(['one']);
+    const team2 = await runTeamd(['--json', 'team', '--dir', dir]);
+    expect(JSON.parse(team2.stdout).map((m: { name: string }) => m.name)).toEqual(['alice', 'bob']);
+  });
+
+  it("the daemon's rules are checked where the input is read: a reserved name, an empty or multi-line role (exit 2, one plain line)", async () => {
+    const dir = team();
+    for (const [args, rule] of [
+      [['spawn', 'lead', 'coder'], /the name "lead" is reserved/],
+      [['spawn', 'carol', ''], /a role must not be empty/],
+      [['spawn', 'carol', 'a\nb'], /a role is one line/],
+      [['spawn', 'carol', 'x'.repeat(65)], /at most 64 characters/],
+    ] as const) {
+      const result = await runTeamd([...args, '--dir', dir]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(rule);
+      expect(result.stderr).not.toMatch(/"code"|\[\s*\{/);
+    }
+  });
+});
