@@ -15,7 +15,7 @@ import { allocateId } from './id-allocator.js';
 import { reconcileBoard } from './board-reconcile.js';
 import { isTerminal } from './task.js';
 import * as transitions from './transitions.js';
-import { dedupe, validateText } from './validation.js';
+import { dedupe, validateOneLine, validateText } from './validation.js';
 import type { Actor } from './transitions.js';
 
 export type TaskView = Task & Readiness;
@@ -86,10 +86,10 @@ export class Board {
   }
 
   async add(input: NewTask): Promise<Task> {
-    const subject = validateText('subject', input.subject.trim(), MAX_SUBJECT_CHARS, true);
+    const subject = validateOneLine('subject', validateText('subject', input.subject.trim(), MAX_SUBJECT_CHARS, true));
     const description = validateText('description', input.description ?? '', MAX_DESCRIPTION_CHARS, false);
     const blockedBy = dedupe(input.blockedBy ?? []);
-    const role = input.role === undefined ? undefined : validateText('role', input.role.trim(), 64, true);
+    const role = input.role === undefined ? undefined : validateOneLine('role', validateText('role', input.role.trim(), 64, true));
     this.store.ensureDir();
     return this.locker.withLock(this.paths.boardLock, () => {
       this.refuseUnknownBlockers(blockedBy);

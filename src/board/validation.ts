@@ -18,3 +18,12 @@ export function validateText(what: string, value: string, max: number, required:
   }
   return value;
 }
+
+/** A subject or a role is one line: it is shown in one row of task list, watch and status. */
+export function validateOneLine(what: string, value: string): string {
+  if ([...value].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f))
+    throw new TeamdError('INVALID_INPUT', `the ${what} is one line of text, without line breaks, tabs or control characters: put the rest in the description`, {
+      details: { what },
+    });
+  return value;
+}

@@ -46,3 +46,14 @@ export function parseRole(raw: string): string {
   if (!parsed.success) throw new InvalidArgumentError(`${parsed.error.issues[0]?.message ?? 'not a role'}, got ${JSON.stringify(raw)}.`);
   return raw.trim();
 }
+
+const DURATION_UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A duration: 500ms, 5s, 2m, 1h, or a bare number of milliseconds; in milliseconds. */
+export function parseDuration(raw: string): number {
+  const match = /^(\d{1,12}(?:\.\d{1,3})?)(ms|s|m|h)?$/.exec(raw.trim());
+  if (!match) throw new InvalidArgumentError(`expected a duration such as 30s, 2m, 1h or 500ms (a bare number is milliseconds), got ${JSON.stringify(raw)}.`);
+  const ms = Math.round(Number(match[1]) * DURATION_UNITS[match[2] ?? 'ms']!);
+  if (!Number.isSafeInteger(ms)) throw new InvalidArgumentError(`the duration ${JSON.stringify(raw)} is too long.`);
+  return ms;
+}

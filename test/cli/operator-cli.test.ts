@@ -143,4 +143,50 @@ describe('the operator CLI', () => {
       expect(result.stderr).not.toMatch(/"code"|\[\s*\{/);
     }
   });
+
+  it('task add: --description - reads standard input; a subject is one line', async () => {
+    const dir = team();
+    const added = await runTeamd(['task', 'add', 'write the parser', '--description', '-', '--dir', dir, '--json'], { input: 'step one\nstep two\n' });
+    expect(added.code, added.stderr).toBe(0);
+    expect(JSON.parse(added.stdout).description).toBe('step one\nstep two\n');
+    const multi = await runTeamd(['task', 'add', 'first line\nsecond line', '--dir', dir]);
+    expect(multi.code).toBe(2);
+    expect(multi.stderr).toMatch(/^teamd: the subject is one line of text.*\n$/);
+    expect(JSON.parse((await runTeamd(['task', 'list', '--dir', dir, '--json'])).stdout)).toHaveLength(1);
+  });
+
+  it('send and broadcast refuse an empty message, a sender not on the team and a protocol type (exit 2, nothing sent)', async () => {
+    const dir = team();
+    for (const [args, rule] of [
+      [['send', 'alice', ''], /the message is empty/],
+      [['send', 'alice', '   \n'], /the message is empty/],
+      [['send', 'alice', '-'], /standard input was empty/],
+      [['broadcast', ''], /the message is empty/],
+      [['send', 'alice', 'hi', '--from', 'ghost'], /no teammate named "ghost" to send as/],
+      [['broadcast', 'hi', '--from', 'ghost'], /no teammate named "ghost" to send as/],
+      [['send', 'alice', 'done', '--type', 'task_completed'], /task_completed is a protocol message that teamd sends itself/],
+      [['send', 'alice', 'ok', '--type', 'plan_approval_response'], /teamd approve <id>/],
+    ] as const) {
+      const result = await runTeamd([...args, '--dir', dir], { input: '' });
+      expect({ args, code: result.code }).toEqual({ args, code: 2 });
+      expect(result.stderr).toMatch(rule);
+    }
+    expect(fs.existsSync(path.join(dir, 'inbox'))).toBe(false);
+    const fromBob = await runTeamd(['send', 'alice', 'hi', '--from', 'bob', '--dir', dir]);
+    expect(fromBob.code, fromBob.stderr).toBe(0);
+  });
+
+  it('durations take units: --idle-timeout 2m is 120000 ms; a wrong one is refused with exit 2', async () => {
+    const dir = team();
+    const wrong = await runTeamd(['start', '--idle-timeout', '5x', '--dir', dir]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/expected a duration such as 30s, 2m/);
+    const started = await runTeamd(['start', '--idle-timeout', '2m', '--dir', dir]);
+    try {
+      expect(started.code, started.stderr).toBe(0);
+      expect(JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')).settings.idleTimeoutMs).toBe(120_000);
+    } finally {
+      expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
+    }
+  });
 });

@@ -10,7 +10,7 @@ import { pathsFor, stateFolderFor } from '../context.js';
 import { startDetachedDaemon, stopDaemonAndWait } from '../daemon-process.js';
 import { DEFAULT_WORKER_SCRIPT } from '../locations.js';
 import { printJson, type Io } from '../output.js';
-import { parseNonNegativeInt } from '../parsers.js';
+import { parseDuration } from '../parsers.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 
 interface StartOptions extends CommonOptions {
@@ -104,7 +104,11 @@ export function startCommand(io: Io): Command {
   return withCommonOptions(new Command('start').description('start the supervisor daemon for a state folder (detaches unless --foreground)'))
     .option('--foreground', 'run in this process (what a systemd unit runs); logs JSON to stdout too')
     .option('--model <id>', "default model for teammates: 'offline' or an Anthropic model name")
-    .option('--idle-timeout <ms>', 'a teammate idle this long sleeps until work appears (0 = never; default 60000)', parseNonNegativeInt)
+    .option(
+      '--idle-timeout <duration>',
+      'a teammate idle this long sleeps until work appears: 30s, 5m, 1h, or milliseconds (0 = never; default 1m)',
+      parseDuration,
+    )
     .action(async (options: StartOptions) => {
       const paths = stateFolderFor(io, options.dir, 'write');
       const inotify = inotifyWarning(readConfig(paths.config).members.length);

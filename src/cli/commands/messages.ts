@@ -1,9 +1,10 @@
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { readInboxFrom } from '../../inbox/inbox-file.js';
 import { parseInboxChunk } from '../../inbox/inbox-parser.js';
 import { followLines } from '../../watch/follow-lines.js';
 import { CursorStore } from '../../inbox/cursor.js';
-import { MESSAGE_TYPES, type Message, type MessageType } from '../../inbox/message.js';
+import type { Message } from '../../inbox/message.js';
+import type { Mailbox } from '../../inbox/mailbox.js';
 import { TeamdError } from '../../errors.js';
 import { LEAD } from '../../roster/roster.js';
 import { openContext } from '../context.js';
@@ -16,40 +17,66 @@ import { withCommonOptions, type CommonOptions } from './common.js';
 export function sendCommand(io: Io): Command {
   return withCommonOptions(new Command('send').description('send a message: appends one line to the recipient inbox'))
     .argument('<to>', 'recipient: lead or a teammate on the roster', parseMemberName)
-    .argument('<text>', "message content (up to 256 KiB); '-' reads it from standard input")
-    .option('--from <name>', 'sender', parseMemberName, LEAD)
-    .addOption(new Option('--type <type>', 'message type').choices(MESSAGE_TYPES).default('message'))
-    .option('--request-id <id>', 'for shutdown and plan approval messages: the request answered (a new id otherwise)')
-    .option('--approve', 'for a response: approve the request')
-    .option('--reject', 'for a response: reject the request')
-    .action(
-      async (
-        to: string,
-        text: string,
-        options: CommonOptions & { from: string; type: MessageType; requestId?: string; approve?: boolean; reject?: boolean },
-      ) => {
-        if (options.approve && options.reject) throw new TeamdError('USAGE', 'give --approve or --reject, not both');
-        const content = text === '-' ? await io.readStdin() : text;
-        const { mailbox } = openContext(io, options.dir, 'write');
-        const approve = options.approve ? true : options.reject ? false : undefined;
-        const message = mailbox.send({ from: options.from, to, type: options.type, content, requestId: options.requestId, approve });
-        if (options.json) printJson(io, message);
-        else io.out(`sent ${message.id} to ${message.to}\n`);
-      },
-    );
+    .argument('<text>', "message content (up to 256 KiB, not empty); '-' reads it from standard input")
+    .option('--from <name>', 'sender: lead or a teammate on the roster', parseMemberName, LEAD)
+    .option('--type <type>', "message type: only 'message' (protocol messages are sent by teamd itself)", parsePersonType, 'message')
+    .action(async (to: string, text: string, options: CommonOptions & { from: string; type: 'message' }) => {
+      const content = await messageText(io, text);
+      const { mailbox } = openContext(io, options.dir, 'write');
+      requireSender(mailbox, options.from);
+      const message = mailbox.send({ from: options.from, to, type: options.type, content });
+      if (options.json) printJson(io, message);
+      else io.out(`sent ${message.id} to ${message.to}\n`);
+    });
 }
 
 export function broadcastCommand(io: Io): Command {
   return withCommonOptions(new Command('broadcast').description('send a message to every member of the team (and the lead) but the sender'))
-    .argument('<text>', "message content (up to 256 KiB); '-' reads it from standard input")
-    .option('--from <name>', 'sender', parseMemberName, LEAD)
+    .argument('<text>', "message content (up to 256 KiB, not empty); '-' reads it from standard input")
+    .option('--from <name>', 'sender: lead or a teammate on the roster', parseMemberName, LEAD)
     .action(async (text: string, options: CommonOptions & { from: string }) => {
-      const content = text === '-' ? await io.readStdin() : text;
+      const content = await messageText(io, text);
       const { mailbox } = openContext(io, options.dir, 'write');
+      requireSender(mailbox, options.from);
       const messages = mailbox.broadcast({ from: options.from, content });
       if (options.json) printJson(io, messages);
       else io.out(messages.length === 0 ? 'nobody to broadcast to: the roster has no other member\n' : `sent to ${messages.map((m) => m.to).join(', ')}\n`);
     });
+}
+
+/** What the person may send by hand: a plain message. Requests, answers and reports are teamd's own, each with its command. */
+function parsePersonType(raw: string): 'message' {
+  if (raw === 'message') return raw;
+  const hint = PROTOCOL_COMMANDS[raw];
+  if (hint) throw new InvalidArgumentError(`${raw} is a protocol message that teamd sends itself: ${hint}.`);
+  throw new InvalidArgumentError(`the only type a person sends is 'message', got ${JSON.stringify(raw)}.`);
+}
+
+const PROTOCOL_COMMANDS: Readonly<Record<string, string>> = {
+  shutdown_request: 'use teamd shutdown <name>',
+  shutdown_response: 'only the teammate asked answers it',
+  plan_approval_request: 'teammates send it when they need a plan approved',
+  plan_approval_response: 'use teamd approve <id> or teamd reject <id>',
+  task_completed: 'teammates report it when they complete a task',
+  task_failed: 'teammates report it when a task fails',
+  teammate_idle: 'teammates report it',
+  teammate_crashed: 'the daemon reports it',
+  broadcast: 'use teamd broadcast <text>',
+};
+
+/** The text argument, or standard input for '-'; never empty (an empty message wakes a teammate for nothing). */
+async function messageText(io: Io, text: string): Promise<string> {
+  const content = text === '-' ? await io.readStdin() : text;
+  if (content.trim() === '')
+    throw new TeamdError('USAGE', text === '-' ? 'standard input was empty: nothing to send' : 'the message is empty: nothing to send');
+  return content;
+}
+
+/** Someone on the team: the lead, or a member on the roster. */
+function requireSender(mailbox: Mailbox, from: string): void {
+  const senders = mailbox.recipients();
+  if (!senders.includes(from))
+    throw new TeamdError('UNKNOWN_MEMBER', `no teammate named "${from}" to send as: senders are ${senders.join(', ')}`, { details: { from } });
 }
 
 export function inboxCommand(io: Io): Command {

@@ -16,12 +16,13 @@ export function taskCommand(io: Io): Command {
 
   common(task.command('add').description('add a pending task to the board'))
     .argument('<subject>', 'one-line summary of the task')
-    .option('--description <text>', 'what to do; a ```sh block lists commands the offline model runs')
+    .option('--description <text>', "what to do; '-' reads it from standard input; a ```sh block lists commands the offline model runs")
     .option('--blocked-by <ids>', 'comma-separated ids of tasks that must complete first', parseTaskIdList)
     .option('--role <role>', 'the role it is meant for: idle teammates of that role are woken for it first')
     .action(async (subject: string, options: Common & { description?: string; blockedBy?: number[]; role?: string }) => {
+      const description = options.description === '-' ? await io.readStdin() : options.description;
       const { board } = openContext(io, options.dir, 'write');
-      const created = await board.add({ subject, description: options.description, blockedBy: options.blockedBy, role: options.role });
+      const created = await board.add({ subject, description, blockedBy: options.blockedBy, role: options.role });
       report(io, options, created, 'added');
     });
 
