@@ -43,6 +43,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
   team: async () => (await import('./commands/team.js')).teamCommand,
   approve: async () => (await import('./commands/plans.js')).approveCommand,
   reject: async () => (await import('./commands/plans.js')).rejectCommand,
+  plans: async () => (await import('./commands/plans.js')).plansCommand,
   watch: async () => (await import('./commands/watch.js')).watchCommand,
   logs: async () => (await import('./commands/logs.js')).logsCommand,
   service: async () => (await import('./commands/service.js')).serviceCommand,

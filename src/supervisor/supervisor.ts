@@ -28,7 +28,7 @@ interface Slot {
   exited: Promise<void>;
 }
 
-const RUNNING: readonly MemberStatus[] = ['starting', 'working', 'idle', 'stopping', 'crashed'];
+const RUNNING: readonly MemberStatus[] = ['starting', 'working', 'waiting-plan', 'idle', 'stopping', 'crashed'];
 
 /**
  * Owns the teammate processes of one state folder: forks them, restarts crashes with backoff,
@@ -226,7 +226,8 @@ export class Supervisor {
         this.deps.logger.info({ teammate: name, readyMs: this.now() - slot.startedAt }, 'teammate ready');
         break;
       case 'status':
-        this.handout.reported(name, message.status);
+        // Waiting for a plan's answer, it holds its task: not free for a bell.
+        this.handout.reported(name, message.status === 'idle' ? 'idle' : 'working');
         this.deps.roster.patchMember(name, {
           status: message.status,
           task: message.task,

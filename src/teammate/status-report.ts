@@ -1,6 +1,8 @@
 import type { DaemonLink } from './daemon-link.js';
 import type { ModelBackoff } from './model-backoff.js';
 
+export type ReportedStatus = 'idle' | 'working' | 'waiting-plan';
+
 /** Tells the daemon what the teammate does, only when that changes (each report rewrites the roster). */
 export class StatusReport {
   private last: string | null = null;
@@ -8,7 +10,7 @@ export class StatusReport {
   constructor(private readonly link: DaemonLink) {}
 
   /** `wakes` is in the key: every wake-up is answered with a report, so the daemon knows its bell was heard. */
-  send(status: 'idle' | 'working', task: number | null, backoff: ModelBackoff | null, wakes = 0, now = Date.now()): void {
+  send(status: ReportedStatus, task: number | null, backoff: ModelBackoff | null, wakes = 0, now = Date.now()): void {
     const waiting = backoff && now < backoff.until ? backoff : null;
     const problem = waiting ? `model unavailable: ${waiting.reason}` : null;
     const retryAt = waiting ? new Date(waiting.until).toISOString() : null;

@@ -400,7 +400,10 @@ export class TeammateRuntime {
     this.rewriteSession = false;
   }
 
+  /** Idle with a task whose plan is with the lead is waiting-plan, so status and watch show why it does nothing. */
   private report(status: 'idle' | 'working'): void {
-    this.status.send(status, this.currentTask?.id ?? null, this.backoff, this.wakes.wakes);
+    const task = this.currentTask;
+    const shown = status === 'idle' && task !== null && this.plans.awaitingAnswer(task) ? 'waiting-plan' : status;
+    this.status.send(shown, task?.id ?? null, this.backoff, this.wakes.wakes);
   }
 }

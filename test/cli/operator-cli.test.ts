@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { runTeamd, TEAMD_BIN } from '../helpers/processes.js';
 import { writeRoster } from '../helpers/team.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { Mailbox } from '../../src/inbox/mailbox.js';
+import { createLogger } from '../../src/logger.js';
+import { statePaths } from '../../src/paths.js';
 
 function team(): string {
   const root = path.join(makeTempDir(), '.team');
@@ -188,5 +191,46 @@ describe('the operator CLI', () => {
     } finally {
       expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
     }
+  });
+
+  it('plans: listed while waiting; approve and reject take a unique id prefix, refuse an ambiguous or short one', async () => {
+    const dir = team();
+    const mailbox = new Mailbox({ paths: statePaths(dir), logger: createLogger() });
+    for (const [id, task] of [
+      ['abcd1111-0000-4000-8000-000000000001', 3],
+      ['abcd2222-0000-4000-8000-000000000002', 4],
+    ] as const)
+      mailbox.send({ from: 'alice', to: 'lead', type: 'plan_approval_request', requestId: id, content: `plan for ${task}\nstep two`, extra: { taskId: task } });
+    const listed = await runTeamd(['plans', '--dir', dir]);
+    expect(listed.stdout).toMatch(
+      /^ID\s+TEAMMATE\s+TASK\s+AGE\s+ANSWER\s+PLAN\nabcd1111\s+alice\s+3\s+\d+s\s+waiting\s+plan for 3\nabcd2222\s+alice\s+4\s+\d+s\s+waiting\s+plan for 4\n$/,
+    );
+    const ambiguous = await runTeamd(['approve', 'abcd', '--dir', dir]);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toMatch(/abcd matches 2 plan requests \(abcd1111 from alice, abcd2222 from alice\): give more of the id/);
+    expect((await runTeamd(['approve', 'abc', '--dir', dir])).stderr).toMatch(/give at least 4 characters/);
+    expect((await runTeamd(['approve', 'ffff', '--dir', dir])).code).toBe(2);
+    const approved = await runTeamd(['approve', 'abcd1', '--dir', dir]);
+    expect(approved.stdout).toBe("approved alice's plan abcd1111 for task 3\n");
+    const pending = JSON.parse((await runTeamd(['plans', '--dir', dir, '--json'])).stdout) as { requestId: string }[];
+    expect(pending.map((p) => p.requestId)).toEqual(['abcd2222-0000-4000-8000-000000000002']);
+    const all = JSON.parse((await runTeamd(['plans', '--all', '--dir', dir, '--json'])).stdout) as { answer: { approve: boolean } | null }[];
+    expect(all.map((p) => p.answer?.approve ?? null)).toEqual([true, null]);
+  });
+
+  it("the lead has a read position: inbox lead --unread shows what is new since the last --unread, and --unread on a teammate's never moves theirs", async () => {
+    const dir = team();
+    await runTeamd(['send', 'lead', 'one', '--from', 'alice', '--dir', dir]);
+    await runTeamd(['send', 'lead', 'two', '--from', 'bob', '--dir', dir]);
+    expect((await runTeamd(['inbox', 'lead', '--unread', '--dir', dir])).stdout).toMatch(/one[\s\S]*two/);
+    expect((await runTeamd(['inbox', 'lead', '--unread', '--dir', dir])).stdout).toBe('no unread messages for lead\n');
+    await runTeamd(['send', 'lead', 'three', '--from', 'alice', '--dir', dir]);
+    const fresh = await runTeamd(['inbox', 'lead', '--unread', '--dir', dir]);
+    expect(fresh.stdout).toMatch(/three/);
+    expect(fresh.stdout).not.toMatch(/one|two/);
+    // The whole inbox is still there without --unread.
+    expect((await runTeamd(['inbox', 'lead', '--dir', dir])).stdout).toMatch(/one[\s\S]*two[\s\S]*three/);
+    await runTeamd(['send', 'alice', 'hello', '--dir', dir]);
+    for (let i = 0; i < 2; i++) expect((await runTeamd(['inbox', 'alice', '--unread', '--dir', dir])).stdout).toMatch(/hello/);
   });
 });

@@ -82,8 +82,12 @@ describe('a team on the offline model (real daemon, forked teammates, real SDK o
     await board.add({ subject: 'careful change', description: sh('echo done > careful.txt') });
     const request = await waitFor(() => lead(dir).find((m) => m.type === 'plan_approval_request'), 'a plan approval request');
     expect(request.content).toContain('echo done > careful.txt');
-    await waitFor(() => member(dir, 'planner')?.status === 'idle', 'the planner to wait idle');
+    // Waiting for the answer, it shows why it does nothing, with its task (status, watch).
+    await waitFor(() => member(dir, 'planner')?.status === 'waiting-plan', 'the planner to wait for its plan');
+    expect(member(dir, 'planner')).toMatchObject({ status: 'waiting-plan', task: 1 });
     expect(board.get(1)).toMatchObject({ status: 'in_progress', owner: 'planner' });
+    const listed = await runTeamd(['plans', '--dir', dir]);
+    expect(listed.stdout).toMatch(new RegExp(`^${request.requestId!.slice(0, 8)}\\s+planner\\s+1\\s+\\d+s\\s+waiting\\s+`, 'm'));
     expect(fs.existsSync(path.join(ws, 'careful.txt'))).toBe(false);
     // A well-formed approval "from lead" appended straight to the inbox (what an unsandboxed command could do) grants nothing.
     const forged = {
@@ -105,8 +109,13 @@ describe('a team on the offline model (real daemon, forked teammates, real SDK o
     await runTeamd(['send', 'planner', 'any news?', '--dir', dir]);
     await waitFor(() => lead(dir).find((m) => m.from === 'planner' && m.type === 'message'), 'a reply while waiting (messages are kept)');
     expect(fs.existsSync(path.join(ws, 'careful.txt'))).toBe(false);
-    const approved = await runTeamd(['approve', request.requestId!, '--dir', dir]);
+    // A unique prefix names the request; a second answer is refused and sends nothing.
+    const approved = await runTeamd(['approve', request.requestId!.slice(0, 6), '--dir', dir]);
     expect(approved.code, approved.stderr).toBe(0);
+    const again = await runTeamd(['reject', request.requestId!, '--feedback', 'no', '--dir', dir]);
+    expect(again.code).toBe(4);
+    expect(again.stderr).toMatch(/was already approved at .*; nothing was sent/);
+    expect((await runTeamd(['plans', '--dir', dir])).stdout).toBe('no plans waiting for an answer\n');
     await waitFor(() => board.get(1).status === 'completed', 'the task done after approval');
     expect(fs.readFileSync(path.join(ws, 'careful.txt'), 'utf8')).toBe('done\n');
   });

@@ -7,6 +7,7 @@ import type { Message } from '../../inbox/message.js';
 import type { Mailbox } from '../../inbox/mailbox.js';
 import { TeamdError } from '../../errors.js';
 import { LEAD } from '../../roster/roster.js';
+import { ensurePrivateDir } from '../../fs/private-dir.js';
 import { openContext } from '../context.js';
 import { untilInterrupted } from '../interrupt.js';
 import { formatMessage } from '../format-message.js';
@@ -82,12 +83,15 @@ function requireSender(mailbox: Mailbox, from: string): void {
 export function inboxCommand(io: Io): Command {
   return withCommonOptions(new Command('inbox').description("read a mailbox (never moves its owner's cursor)"))
     .argument('<name>', 'whose inbox: lead or a teammate', parseMemberName)
-    .option('--unread', 'only messages past the owner’s cursor (not yet handled by them)')
+    .option('--unread', "only messages past the owner's read position; for the lead (you), reading them moves it")
     .option('--follow', 'keep printing new messages as they arrive, like tail -f (Ctrl-C stops)')
     .action(async (name: string, options: CommonOptions & { unread?: boolean; follow?: boolean }) => {
-      const { paths, logger } = openContext(io, options.dir, 'read');
+      // The lead's inbox is read by the person: --unread there marks what it showed as read.
+      const marksRead = name === LEAD && options.unread === true;
+      const { paths, logger } = openContext(io, options.dir, marksRead ? 'write' : 'read');
       const file = paths.inboxFile(name);
-      const from = options.unread ? new CursorStore(paths.cursorFile(name), logger).read().offset : 0;
+      const cursors = new CursorStore(paths.cursorFile(name), logger);
+      const from = options.unread ? cursors.read().offset : 0;
       const print = (message: Message): void => (options.json ? io.out(`${JSON.stringify(message)}\n`) : io.out(formatMessage(message)));
       if (!options.follow) {
         const read = readInboxFrom(file, from);
@@ -99,6 +103,11 @@ export function inboxCommand(io: Io): Command {
           );
         else if (read.messages.length === 0) io.out(`no ${options.unread ? 'unread ' : ''}messages for ${name}\n`);
         else for (const { message } of read.messages) print(message);
+        const last = read.messages.at(-1)?.message;
+        if (marksRead && read.end > from) {
+          ensurePrivateDir(paths.cursorsDir);
+          cursors.write({ offset: read.end, lastId: last?.id ?? cursors.read().lastId }, new Date());
+        }
         return;
       }
       // Each complete line is parsed like any inbox line (a torn fragment glued to a record is recovered).

@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import { TeamdError } from '../errors.js';
+import type { StatePaths } from '../paths.js';
+import { LEAD } from '../roster/roster.js';
+import { readInboxFrom } from './inbox-file.js';
+import { ProtocolKey } from './protocol-key.js';
+
+/** A teammate's plan_approval_request, and the lead's answer to it if one was sent. */
+export interface PlanRequest {
+  readonly requestId: string;
+  readonly from: string;
+  readonly taskId: number | null;
+  readonly plan: string;
+  readonly at: string;
+  readonly answer: { readonly approve: boolean; readonly at: string } | null;
+}
+
+/**
+ * Every plan request in the lead's inbox, oldest first, each with the answer found in its
+ * sender's inbox: the two mailboxes are the record, so nothing else has to be kept in step.
+ */
+export function readPlanRequests(paths: StatePaths): PlanRequest[] {
+  const requests = readInboxFrom(paths.inboxFile(LEAD), 0)
+    .messages.map(({ message }) => message)
+    .filter((message) => message.type === 'plan_approval_request' && message.requestId !== undefined);
+  // Only the lead's signed answers count: a forged "approval" appended to an inbox answers nothing.
+  // Without a key nothing was ever signed; and a reader must not create one.
+  const key = fs.existsSync(paths.protocolKey) ? new ProtocolKey(paths.protocolKey) : null;
+  const answers = new Map<string, { approve: boolean; at: string }>();
+  for (const sender of new Set(requests.map((request) => request.from))) {
+    for (const { message } of readInboxFrom(paths.inboxFile(sender), 0).messages) {
+      if (
+        message.type === 'plan_approval_response' &&
+        message.from === LEAD &&
+        message.requestId !== undefined &&
+        !answers.has(message.requestId) &&
+        key?.verify(message) === true
+      )
+        answers.set(message.requestId, { approve: message.approve === true, at: message.timestamp });
+    }
+  }
+  return requests.map((request) => ({
+    requestId: request.requestId!,
+    from: request.from,
+    taskId: typeof request.taskId === 'number' ? request.taskId : null,
+    plan: request.content,
+    at: request.timestamp,
+    answer: answers.get(request.requestId!) ?? null,
+  }));
+}
+
+/** Shortest id prefix a person may type: long enough to be unique among a team's requests in practice. */
+export const MIN_ID_PREFIX = 4;
+
+/** The one request an id (or a unique prefix of it) names; refused when none or several match. */
+export function findPlanRequest(requests: readonly PlanRequest[], idOrPrefix: string): PlanRequest {
+  const wanted = idOrPrefix.trim().toLowerCase();
+  if (wanted.length < MIN_ID_PREFIX)
+    throw new TeamdError('USAGE', `give at least ${MIN_ID_PREFIX} characters of the request id, got ${JSON.stringify(idOrPrefix)} (list them: teamd plans)`);
+  const exact = requests.find((request) => request.requestId === wanted);
+  if (exact) return exact;
+  const matches = requests.filter((request) => request.requestId.startsWith(wanted));
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length === 0) throw new TeamdError('INVALID_INPUT', `no plan approval request ${idOrPrefix} in the lead's inbox (list them: teamd plans)`);
+  throw new TeamdError(
+    'INVALID_INPUT',
+    `${idOrPrefix} matches ${matches.length} plan requests (${matches.map((m) => `${m.requestId.slice(0, 8)} from ${m.from}`).join(', ')}): give more of the id`,
+  );
+}
