@@ -39,7 +39,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
   spawn: async () => (await import('./commands/team.js')).spawnCommand,
   shutdown: async () => (await import('./commands/team.js')).shutdownCommand,
   budget: async () => (await import('./commands/team.js')).budgetCommand,
-  status: async () => (await import('./commands/team.js')).statusCommand,
+  status: async () => (await import('./commands/status.js')).statusCommand,
   team: async () => (await import('./commands/team.js')).teamCommand,
   approve: async () => (await import('./commands/plans.js')).approveCommand,
   reject: async () => (await import('./commands/plans.js')).rejectCommand,

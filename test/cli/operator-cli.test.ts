@@ -233,4 +233,38 @@ describe('the operator CLI', () => {
     await runTeamd(['send', 'alice', 'hello', '--dir', dir]);
     for (let i = 0; i < 2; i++) expect((await runTeamd(['inbox', 'alice', '--unread', '--dir', dir])).stdout).toMatch(/hello/);
   });
+
+  it('status: uptime, model, restarts and last exit; "needs you" lists failed tasks, plans waiting, corrupt files; a corrupt roster still shows the rest, then exit 1', async () => {
+    const dir = team();
+    const paths = statePaths(dir);
+    const config = JSON.parse(fs.readFileSync(paths.config, 'utf8'));
+    config.members[0] = { ...config.members[0], restarts: 2, lastExit: 'killed by SIGKILL', model: 'offline' };
+    fs.writeFileSync(paths.config, JSON.stringify(config));
+    expect((await runTeamd(['task', 'add', 'doomed', '--dir', dir])).code).toBe(0);
+    expect((await runTeamd(['task', 'claim', '1', '--owner', 'alice', '--dir', dir])).code).toBe(0);
+    expect((await runTeamd(['task', 'fail', '1', '--owner', 'alice', '--claim', '1', '--reason', 'the build is broken\nmore detail', '--dir', dir])).code).toBe(
+      0,
+    );
+    new Mailbox({ paths, logger: createLogger() }).send({ from: 'bob', to: 'lead', type: 'plan_approval_request', content: 'my plan', extra: { taskId: 1 } });
+    fs.writeFileSync(path.join(paths.tasksDir, 'task_9.json'), '{"id": 9, "subject": ');
+    const text = await runTeamd(['status', '--dir', dir]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^NAME\s+ROLE\s+STATUS\s+PID\s+TASK\s+MODEL\s+UP\s+RESTARTS\s+LAST-EXIT\s/m);
+    expect(text.stdout).toMatch(/^alice\s+\S+\s+\S+\s+-\s+-\s+offline\s+-\s+2\s+killed by SIGKILL\s/m);
+    expect(text.stdout).toMatch(/^tokens: 0 in, 0 out/m);
+    const needs = text.stdout.slice(text.stdout.indexOf('needs you:'));
+    expect(needs).toMatch(/task_9\.json: /);
+    expect(needs).toMatch(/task 1 failed \(alice\): the build is broken \(teamd task show 1\)/);
+    expect(needs).toMatch(/bob waits for your answer to plan [0-9a-f]{8} \(task 1\), \d+s old: teamd plans/);
+    const json = JSON.parse((await runTeamd(['status', '--dir', dir, '--json'])).stdout);
+    expect(json).toMatchObject({ daemon: null, plansWaiting: 1, tokens: { input: 0, output: 0 } });
+    expect(json.members[0]).toMatchObject({ name: 'alice', model: 'offline', restarts: 2, lastExit: 'killed by SIGKILL' });
+
+    fs.writeFileSync(paths.config, '{"members": [');
+    const broken = await runTeamd(['status', '--dir', dir]);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toMatch(/^tasks: {2}0 pending, 0 in_progress, 0 completed, 1 failed/m);
+    expect(broken.stdout).toMatch(/needs you:[\s\S]*config\.json is not valid JSON/);
+    expect(broken.stderr).toMatch(/^teamd: .*config\.json is not valid JSON.*\n$/);
+  });
 });

@@ -92,6 +92,14 @@ describe('teamd start / stop', () => {
     const pid = await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'alice')?.pid, 'alice idle');
     process.kill(info.pid, 'SIGKILL');
     await waitFor(() => !isAlive(pid), 'the orphaned teammate to exit', 5_000);
+    // The roster still says idle (nobody was left to change it); status tells the truth.
+    expect(member(dir, 'alice')?.status).toBe('idle');
+    const status = await runTeamd(['status', '--dir', dir, '--json']);
+    const shown = JSON.parse(status.stdout) as { daemon: unknown; members: { name: string; status: string; pid: number | null }[]; needsYou: string[] };
+    expect(shown.daemon).toBeNull();
+    expect(shown.members).toMatchObject([{ name: 'alice', status: 'stopped', pid: null }]);
+    expect(shown.needsYou[0]).toMatch(/^the daemon is not running: alice \(stopped\) stopped with it; start it again/);
+    expect((await runTeamd(['status', '--dir', dir])).stdout).toMatch(/^alice\s+coder\s+stopped\s/m);
     await startDaemon(dir);
     const again = await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'alice')?.pid, 'alice resumed');
     expect(again).not.toBe(pid);

@@ -247,7 +247,7 @@ describe('work in flight, messages, the current task, plans', () => {
     expect((await done(1)).status).toBe('completed');
     const second = await waitFor(() => lead().filter((m) => m.type === 'plan_approval_request')[1], 'a second plan, for task 2');
     expect(second.content).toContain('Task 2');
-    await waitFor(() => member(dir, 'alice')?.status === 'idle', 'alice waiting for the answer');
+    await waitFor(() => member(dir, 'alice')?.status === 'waiting-plan', 'alice waiting for the answer');
     expect(board.get(2)).toMatchObject({ status: 'in_progress', owner: 'alice' });
     expect((await runTeamd(['approve', second.requestId!, '--dir', dir])).code).toBe(0);
     expect((await done(2)).status).toBe('completed');

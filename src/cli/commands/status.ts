@@ -1,0 +1,158 @@
+import { Command } from 'commander';
+import { requestDaemon } from '../../daemon/control-client.js';
+import type { DaemonHealth } from '../../daemon/daemon.js';
+import { readLiveDaemon, runsUnsandboxed } from '../../daemon/pid-file.js';
+import { TASK_STATUSES, type TaskStatus } from '../../board/task.js';
+import { isTeamdError, type TeamdError } from '../../errors.js';
+import { readPlanRequests } from '../../inbox/plan-requests.js';
+import type { StatePaths } from '../../paths.js';
+import { inotifyUseOf, readInotifyLimits } from '../../proc/inotify.js';
+import { readConfig, type TeamConfig } from '../../roster/roster.js';
+import { openContext } from '../context.js';
+import { formatDuration, formatMembers, memberView, type MemberView } from '../member-view.js';
+import { printJson, type Io } from '../output.js';
+import { withCommonOptions, type CommonOptions } from './common.js';
+
+/** Failed tasks listed one by one under "needs you"; past this, a count and the command that lists them. */
+const FAILED_SHOWN = 5;
+
+export function statusCommand(io: Io): Command {
+  return withCommonOptions(new Command('status').description('the daemon, the team and the board at a glance (works with the daemon down)')).action(
+    async (options: CommonOptions) => {
+      const { paths, board } = openContext(io, options.dir, 'read');
+      const now = new Date();
+      const daemon = readLiveDaemon(paths);
+      const health = daemon ? await daemonHealth(paths) : null;
+      const needsYou: string[] = [];
+      const { config, error: rosterError } = readRoster(paths);
+      if (rosterError) needsYou.push(rosterError.message);
+      const members = (config?.members ?? []).map((m) => memberView(m, config?.settings.model ?? 'offline', daemon !== null));
+      const tasks = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
+      const listing = board.list();
+      for (const task of listing.tasks) tasks[task.status]++;
+      const stopped = members.filter((m) => m.status === 'stopped' || m.status === 'unknown');
+      if (stopped.length > 0)
+        needsYou.push(
+          `the daemon is not running: ${stopped.map((m) => `${m.name} (${m.status})`).join(', ')} stopped with it; start it again to resume them: teamd start --dir ${paths.root}`,
+        );
+      needsYou.push(...listing.problems.map((problem) => `${problem.file}: ${problem.reason} (skipped by claims; fix it or move it out of the tasks folder)`));
+      const failed = listing.tasks.filter((task) => task.status === 'failed');
+      for (const task of failed.slice(0, FAILED_SHOWN))
+        needsYou.push(
+          `task ${task.id} failed${task.owner ? ` (${task.owner})` : ''}: ${firstLine(task.result ?? 'no reason given')} (teamd task show ${task.id})`,
+        );
+      if (failed.length > FAILED_SHOWN) needsYou.push(`${failed.length - FAILED_SHOWN} more failed tasks: teamd task list --status failed`);
+      const plans = readPlanRequests(paths).filter((request) => request.answer === null);
+      for (const plan of plans)
+        needsYou.push(
+          `${plan.from} waits for your answer to plan ${plan.requestId.slice(0, 8)}${plan.taskId ? ` (task ${plan.taskId})` : ''}, ${formatDuration(now.getTime() - Date.parse(plan.at))} old: teamd plans`,
+        );
+      needsYou.push(...members.flatMap((m) => memberProblem(m, now) ?? []));
+      if (daemon && runsUnsandboxed(daemon)) needsYou.push(`commands are not sandboxed: ${daemon.sandbox}`);
+      if (health?.rosterWriteFailing)
+        needsYou.push(
+          `the daemon cannot write ${paths.config} since ${health.rosterWriteFailingSince} (${health.rosterWriteFailing}); it keeps running and retries: free some disk space`,
+        );
+      if (health?.logWriteFailing) needsYou.push(`the daemon cannot write its log (${health.logWriteFailing}): free some disk space`);
+      const inotify = inotifyView(daemon?.pid ?? null, members);
+      const tokens = teamTokens(members);
+      const uptimeSeconds = daemon ? Math.max(0, Math.floor((now.getTime() - Date.parse(daemon.startedAt)) / 1000)) : null;
+      if (options.json) {
+        printJson(io, {
+          daemon: daemon
+            ? {
+                pid: daemon.pid,
+                startedAt: daemon.startedAt,
+                uptimeSeconds,
+                dir: daemon.dir,
+                sandbox: daemon.sandbox ?? null,
+                model: config?.settings.model ?? null,
+              }
+            : null,
+          members,
+          tasks,
+          tokens,
+          plansWaiting: plans.length,
+          inotify,
+          needsYou,
+        });
+      } else {
+        io.out(
+          daemon
+            ? `daemon: running, pid ${daemon.pid}, up ${formatDuration(uptimeSeconds! * 1000)} (since ${daemon.startedAt}), team model ${config?.settings.model ?? '?'}\n`
+            : `daemon: not running (start it: teamd start --dir ${paths.root})\n`,
+        );
+        if (daemon?.sandbox) io.out(`sandbox: ${daemon.sandbox}\n`);
+        io.out(`state:  ${paths.root}\n\n${formatMembers(members, now)}\n`);
+        io.out(`tasks:  ${TASK_STATUSES.map((s) => `${tasks[s]} ${s}`).join(', ')}\n`);
+        io.out(
+          `tokens: ${tokens.input} in, ${tokens.output} out, ${tokens.cacheRead} read from cache${config?.settings.teamBudgetTokens ? ` (team budget ${config.settings.teamBudgetTokens})` : ''}\n`,
+        );
+        const limits = inotify.limits ? `; limits per user: ${inotify.limits.maxInstances} instances, ${inotify.limits.maxWatches} watches` : '';
+        io.out(
+          `watches: ${inotify.watches} inotify watches in ${inotify.instances} instances (daemon ${inotify.daemon?.watches ?? 0}, teammates ${inotify.watches - (inotify.daemon?.watches ?? 0)})${limits}\n`,
+        );
+        if (needsYou.length > 0) io.out(`\nneeds you:\n${needsYou.map((line) => `  - ${line}\n`).join('')}`);
+      }
+      // A roster that cannot be read is shown like everything else, then fails the command (exit 1, one line on stderr).
+      if (rosterError) throw rosterError;
+    },
+  );
+}
+
+/** The roster, or the error that says why config.json cannot be read: the rest of the status is still shown. */
+function readRoster(paths: StatePaths): { config: TeamConfig | null; error: TeamdError | null } {
+  try {
+    return { config: readConfig(paths.config), error: null };
+  } catch (error) {
+    if (!isTeamdError(error, 'CONFIG_CORRUPT')) throw error;
+    return { config: null, error };
+  }
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n').find((candidate) => candidate.trim() !== '') ?? '';
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+}
+
+function teamTokens(members: readonly MemberView[]): { input: number; output: number; cacheRead: number; cacheWrite: number } {
+  const sum = (key: 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens'): number =>
+    members.reduce((total, m) => total + (m.usage ? m.usage[key] : 0), 0);
+  return { input: sum('inputTokens'), output: sum('outputTokens'), cacheRead: sum('cacheReadTokens'), cacheWrite: sum('cacheWriteTokens') };
+}
+
+/** What the running daemon reports about itself; null when it does not answer in time. */
+async function daemonHealth(paths: StatePaths): Promise<DaemonHealth | null> {
+  try {
+    const reply = (await requestDaemon(paths, { op: 'ping' }, 2_000)) as { health?: DaemonHealth };
+    return reply.health ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** inotify watches and instances held by the daemon and each running teammate, beside the per-user limits. */
+function inotifyView(daemonPid: number | null, members: readonly MemberView[]) {
+  const daemon = daemonPid === null ? null : inotifyUseOf(daemonPid);
+  const perMember = Object.fromEntries(members.filter((m) => m.pid !== null).map((m) => [m.name, inotifyUseOf(m.pid!)]));
+  const all = [...(daemon ? [daemon] : []), ...Object.values(perMember)];
+  return {
+    instances: all.reduce((sum, use) => sum + use.instances, 0),
+    watches: all.reduce((sum, use) => sum + use.watches, 0),
+    daemon,
+    members: perMember,
+    limits: readInotifyLimits(),
+  };
+}
+
+/** A teammate that cannot work as it should: what is wrong, and when it tries again or what to do. */
+function memberProblem(m: MemberView, now: Date): string | null {
+  if (m.status === 'budget')
+    return `${m.name} stopped and takes no work: ${m.problem ?? 'its token budget is spent'} (raise it: teamd budget ${m.name} <tokens>)`;
+  if (m.status === 'errored')
+    return `${m.name} is errored and takes no work: ${m.problem ?? 'it crashed too often'} (see: teamd logs ${m.name}; fix it, then: teamd spawn ${m.name} ${m.role})`;
+  if (!m.problem) return null;
+  if (!m.retryAt) return `${m.name}: ${m.problem}`;
+  const inSeconds = Math.max(0, Math.round((Date.parse(m.retryAt) - now.getTime()) / 1000));
+  return `${m.name} waits: ${m.problem}; next try at ${m.retryAt.slice(11, 19)} UTC (in ${inSeconds} s)`;
+}
