@@ -15,11 +15,25 @@ describe('teamd service', () => {
       nodePath: '/usr/bin/node',
       teamdBin: '/opt/teamd/bin/teamd',
       stopTimeoutSec: 21,
-      user: false,
+      scope: { kind: 'system', account: 'dev' },
     });
     expect(unit).toContain('ExecStart=/usr/bin/node /opt/teamd/bin/teamd start --foreground --dir "/srv/my project/.team"');
     expect(unit).toContain('WorkingDirectory="/srv/my project"');
-    for (const line of ['Type=exec', 'Restart=on-failure', 'RestartSec=2s', 'KillMode=mixed', 'TimeoutStopSec=21s', 'WantedBy=multi-user.target']) {
+    for (const line of [
+      'Type=exec',
+      'Restart=on-failure',
+      'RestartSec=2s',
+      'KillMode=mixed',
+      'TimeoutStopSec=21s',
+      'WantedBy=multi-user.target',
+      'User=dev',
+      'NoNewPrivileges=yes',
+      'ProtectSystem=strict',
+      'ReadWritePaths="/srv/my project"',
+      'ProtectHome=read-only',
+      'PrivateTmp=yes',
+      'UMask=0077',
+    ]) {
       expect(unit.split('\n')).toContain(line);
     }
     expect(unitName('/srv/my project/.team')).toMatch(/^teamd-my-project-[0-9a-f]{8}\.service$/);
@@ -29,7 +43,7 @@ describe('teamd service', () => {
     const dir = path.join(makeTempDir(), '.team');
     fs.mkdirSync(dir);
     fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ members: [], settings: { ipcGraceMs: 20_000, termGraceMs: 10_000 } }));
-    const result = await runTeamd(['service', '--print', '--dir', dir]);
+    const result = await runTeamd(['service', '--print', '--dir', dir, '--user-name', 'dev']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('TimeoutStopSec=36s');
     expect(result.stdout).toContain(`--dir ${dir}`);
@@ -43,6 +57,52 @@ describe('teamd service', () => {
     const { file } = JSON.parse(result.stdout) as { file: string };
     expect(path.dirname(file)).toBe(path.join(home, 'systemd', 'user'));
     expect(fs.readFileSync(file, 'utf8')).toContain('WantedBy=default.target');
+    const verify = spawnSync('systemd-analyze', ['verify', file], { encoding: 'utf8' });
+    expect(verify.status, verify.stderr).toBe(0);
+  });
+
+  it('a system unit never runs as root unless named: the account is --user-name, else $SUDO_USER', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    const asSudo = await runTeamd(['service', '--print', '--dir', dir], { env: { SUDO_USER: 'maria' } });
+    expect(asSudo.code, asSudo.stderr).toBe(0);
+    expect(asSudo.stdout.split('\n')).toContain('User=maria');
+    if (process.getuid?.() === 0) {
+      const asRoot = await runTeamd(['service', '--print', '--dir', dir], { env: { SUDO_USER: '' } });
+      expect(asRoot.code).toBe(2);
+      expect(asRoot.stderr).toMatch(/would run the team as root.*--user-name <account>/);
+      expect((await runTeamd(['service', '--print', '--dir', dir, '--user-name', 'root'])).stdout.split('\n')).toContain('User=root');
+    }
+    expect((await runTeamd(['service', '--print', '--user', '--user-name', 'x', '--dir', dir])).code).toBe(2);
+  });
+
+  it('refuses to overwrite a unit edited by hand without --force; replaces one it wrote itself', async () => {
+    const home = makeTempDir();
+    const dir = path.join(makeTempDir(), '.team');
+    const env = { XDG_CONFIG_HOME: home };
+    const first = await runTeamd(['service', '--user', '--dir', dir, '--json'], { env });
+    const { file } = JSON.parse(first.stdout) as { file: string };
+    // Unchanged: written again without a word (a new teamd version may render it differently).
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8'));
+    expect((await runTeamd(['service', '--user', '--dir', dir], { env })).code).toBe(0);
+    const edited = fs.readFileSync(file, 'utf8').replace('RestartSec=2s', 'RestartSec=30s');
+    fs.writeFileSync(file, edited);
+    const refused = await runTeamd(['service', '--user', '--dir', dir], { env });
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toMatch(/was edited since teamd wrote it; nothing was written: .*--force/);
+    expect(fs.readFileSync(file, 'utf8')).toBe(edited);
+    expect((await runTeamd(['service', '--user', '--force', '--dir', dir], { env })).code).toBe(0);
+    expect(fs.readFileSync(file, 'utf8')).toContain('RestartSec=2s');
+  });
+
+  it.runIf(hasSystemdAnalyze)('the system unit scores OK in systemd-analyze security (it was 9.6 UNSAFE unhardened)', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    const result = await runTeamd(['service', '--print', '--dir', dir, '--user-name', 'dev']);
+    const file = path.join(makeTempDir(), 'teamd-check.service');
+    fs.writeFileSync(file, result.stdout);
+    const security = spawnSync('systemd-analyze', ['security', '--offline=true', file], { encoding: 'utf8' });
+    const score = /Overall exposure level for .*: (\d+\.\d+)/.exec(security.stdout)?.[1];
+    expect(score, security.stdout + security.stderr).toBeDefined();
+    expect(Number(score)).toBeLessThanOrEqual(4.0);
     const verify = spawnSync('systemd-analyze', ['verify', file], { encoding: 'utf8' });
     expect(verify.status, verify.stderr).toBe(0);
   });

@@ -2,8 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
-import { renderUnit, unitName } from '../../daemon/systemd-unit.js';
+import { isUneditedUnit, renderUnit, unitName, type UnitSpec } from '../../daemon/systemd-unit.js';
+import { TeamdError } from '../../errors.js';
 import { writeFileAtomicSync } from '../../fs/atomic-write.js';
+import { readTextIfExists } from '../../fs/read-text.js';
 import { readConfig } from '../../roster/roster.js';
 import { pathsFor } from '../context.js';
 import { ladderBudgetMs } from '../../supervisor/stop-ladder.js';
@@ -11,11 +13,21 @@ import { TEAMD_BIN } from '../locations.js';
 import { printJson, type Io } from '../output.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 
+interface ServiceOptions extends CommonOptions {
+  user?: boolean;
+  print?: boolean;
+  force?: boolean;
+  userName?: string;
+}
+
 export function serviceCommand(io: Io): Command {
-  return withCommonOptions(new Command('service').description('write (or print) a systemd unit that runs the daemon for this state folder'))
+  return withCommonOptions(new Command('service').description('write (or print) a hardened systemd unit that runs the daemon for this state folder'))
     .option('--user', 'a user unit (~/.config/systemd/user) instead of a system one (/etc/systemd/system)')
+    .option('--user-name <account>', 'the account a system unit runs as (default: $SUDO_USER, else you; root only if named)')
     .option('--print', 'print the unit instead of writing it')
-    .action((options: CommonOptions & { user?: boolean; print?: boolean }) => {
+    .option('--force', 'replace a unit that was edited since teamd wrote it')
+    .action((options: ServiceOptions) => {
+      if (options.user && options.userName) throw new TeamdError('USAGE', '--user-name is for a system unit; a user unit runs as you');
       const paths = pathsFor(io, options.dir);
       const stateDir = paths.root;
       const { settings } = readConfig(paths.config);
@@ -24,7 +36,7 @@ export function serviceCommand(io: Io): Command {
         nodePath: process.execPath,
         teamdBin: TEAMD_BIN,
         stopTimeoutSec: Math.ceil(ladderBudgetMs({ ipcGraceMs: settings.ipcGraceMs, termGraceMs: settings.termGraceMs }) / 1000) + 5,
-        user: options.user === true,
+        scope: options.user ? { kind: 'user' } : { kind: 'system', account: systemAccount(io, options.userName) },
       });
       const name = unitName(stateDir);
       if (options.print) {
@@ -33,8 +45,14 @@ export function serviceCommand(io: Io): Command {
         return;
       }
       const dir = options.user ? path.join(io.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'systemd', 'user') : '/etc/systemd/system';
-      fs.mkdirSync(dir, { recursive: true });
       const file = path.join(dir, name);
+      const existing = readTextIfExists(file);
+      if (existing !== null && existing !== unit && !isUneditedUnit(existing) && !options.force)
+        throw new TeamdError(
+          'INVALID_TRANSITION',
+          `${file} was edited since teamd wrote it; nothing was written: compare with teamd service --print, then pass --force to replace it`,
+        );
+      fs.mkdirSync(dir, { recursive: true });
       writeFileAtomicSync(file, unit);
       const ctl = options.user ? 'systemctl --user' : 'systemctl';
       if (options.json) printJson(io, { name, file });
@@ -43,4 +61,19 @@ export function serviceCommand(io: Io): Command {
           `wrote ${file}\nenable and start it:\n  ${ctl} daemon-reload\n  ${ctl} enable --now ${name}\nlogs: journalctl ${options.user ? '--user ' : ''}-u ${name} -f\n`,
         );
     });
+}
+
+/** Who a system unit runs as: the named account, else whoever ran sudo, else the caller; never root unless named. */
+function systemAccount(io: Io, named: string | undefined): Extract<UnitSpec['scope'], { kind: 'system' }>['account'] {
+  if (named !== undefined) {
+    if (!/^[a-z_][a-z0-9_-]{0,31}\$?$/i.test(named)) throw new TeamdError('USAGE', `--user-name ${JSON.stringify(named)} is not an account name`);
+    return named;
+  }
+  const account = io.env.SUDO_USER || os.userInfo().username;
+  if (account === 'root')
+    throw new TeamdError(
+      'USAGE',
+      'a system unit would run the team as root, and teammates run commands: pass --user-name <account> (the workspace owner), or --user-name root to insist',
+    );
+  return account;
 }
