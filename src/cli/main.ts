@@ -52,6 +52,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
   broadcast: async () => (await import('./commands/messages.js')).broadcastCommand,
   inbox: async () => (await import('./commands/messages.js')).inboxCommand,
   demo: async () => (await import('./commands/demo.js')).demoCommand,
+  completion: async () => (await import('./commands/completion.js')).completionCommand,
 };
 
 /** The command a command line names, when it names one: only that one is loaded. */
