@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { pino, type Logger, type DestinationStream } from 'pino';
 import { ensurePrivateDir } from './fs/private-dir.js';
+import { DEFAULT_ROTATION, RotatingFile, type Rotation } from './fs/rotating-file.js';
 
 export type { Logger } from 'pino';
 
@@ -18,6 +18,8 @@ export interface LoggerOptions {
    * written once the disk takes them. Logging never throws into the caller.
    */
   readonly onWriteHealth?: (error: Error | null) => void;
+  /** Size-based rotation of the log file (default: 10 MiB, 5 files kept). */
+  readonly rotation?: Rotation;
 }
 
 const REDACT = ['apiKey', '*.apiKey', 'headers.authorization', 'headers["x-api-key"]', 'ANTHROPIC_API_KEY'];
@@ -27,20 +29,23 @@ const MAX_HELD_BYTES = 8 * 1024 * 1024;
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   if (options.destination === undefined) return pino({ level: 'silent' });
-  const main = typeof options.destination === 'string' ? fileDestination(options.destination, options.onWriteHealth ?? (() => {})) : options.destination;
+  const main =
+    typeof options.destination === 'string'
+      ? fileDestination(options.destination, options.onWriteHealth ?? (() => {}), options.rotation ?? DEFAULT_ROTATION)
+      : options.destination;
   const stream = options.tee ? pino.multistream([{ stream: main }, { stream: options.tee }]) : main;
   const logger = pino({ level: options.level ?? 'info', redact: REDACT, base: { pid: process.pid } }, stream);
   return options.bindings ? logger.child(options.bindings) : logger;
 }
 
 /**
- * A log file (0600) appended with one synchronous write per line, whose write errors (ENOSPC,
+ * A log file (0600, rotated by size) appended with one synchronous write per line, whose write errors (ENOSPC,
  * EROFS, EIO) are reported, never thrown: lines that the disk refuses are held in memory (the
  * oldest dropped past MAX_HELD_BYTES, with a count) and written first once it takes them again.
  */
-function fileDestination(file: string, onWriteHealth: (error: Error | null) => void): DestinationStream {
+function fileDestination(file: string, onWriteHealth: (error: Error | null) => void, rotation: Rotation): DestinationStream {
   ensurePrivateDir(path.dirname(file));
-  const fd = fs.openSync(file, 'a', 0o600);
+  const out = new RotatingFile(file, rotation);
   const held: string[] = [];
   let heldBytes = 0;
   let dropped = 0;
@@ -65,11 +70,11 @@ function fileDestination(file: string, onWriteHealth: (error: Error | null) => v
       hold(line);
       try {
         if (dropped > 0) {
-          writeWhole(fd, `${JSON.stringify({ level: 40, time: Date.now(), msg: `${dropped} log line(s) dropped while the disk refused writes` })}\n`);
+          out.write(`${JSON.stringify({ level: 40, time: Date.now(), msg: `${dropped} log line(s) dropped while the disk refused writes` })}\n`);
           dropped = 0;
         }
         while (held.length > 0) {
-          writeWhole(fd, held[0]!);
+          out.write(held[0]!);
           heldBytes -= held.shift()!.length;
         }
       } catch (error) {
@@ -83,10 +88,4 @@ function fileDestination(file: string, onWriteHealth: (error: Error | null) => v
       }
     },
   };
-}
-
-function writeWhole(fd: number, text: string): void {
-  const data = Buffer.from(text, 'utf8');
-  let done = 0;
-  while (done < data.length) done += fs.writeSync(fd, data, done, data.length - done);
 }

@@ -270,7 +270,10 @@ export class Board {
     if (heldBy !== null && heldBy !== nextHolder) this.owners.remove(heldBy, id);
     this.tokens.prune(id, rev);
     this.scanner.remember(next);
-    this.logger.info({ taskId: id, status: next.status, owner: next.owner, claim: next.claim }, 'task updated');
+    // A failed task is worth a look: a warning, not one more info line.
+    const line = { taskId: id, status: next.status, owner: next.owner, claim: next.claim };
+    if (next.status === 'failed') this.logger.warn({ ...line, reason: next.result }, 'task failed');
+    else this.logger.info(line, 'task updated');
     return next;
   }
 

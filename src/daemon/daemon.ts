@@ -102,7 +102,7 @@ export class Daemon {
       if (inotify) logger.warn({ inotify }, 'the team may not fit the inotify limits');
       await supervisor.start();
       daemon.server = await ControlServer.listen(paths.daemonSocket, (request) => daemon.handle(request), logger);
-      logger.info({ pid: info.pid, dir: paths.root }, 'daemon ready');
+      logger.info({ dir: paths.root }, 'daemon ready');
       return daemon;
     } catch (error) {
       // Never leave a half-started daemon's teammates behind.

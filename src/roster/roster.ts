@@ -59,6 +59,13 @@ export const settingsSchema = z.looseObject({
    * watch, the daemon's bell): the safety net for a lost event or a daemon that is not answering.
    */
   recheckMs: z.number().int().positive().default(10_000),
+  /** Each log file (daemon, teammates, CLI) is rotated past this size; this many rotated files are kept. */
+  logMaxBytes: z
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(10 * 1024 * 1024),
+  logFiles: z.number().int().min(1).max(100).default(5),
   /** A teammate idle this long exits and sleeps until work appears; 0 = never. */
   idleTimeoutMs: z.number().int().nonnegative().default(60_000),
   model: z.string().default('offline'),

@@ -216,7 +216,7 @@ export class Supervisor {
     });
     slot.child = child;
     this.deps.roster.patchMember(name, { status: 'starting', pid: child.pid ?? null, startedAt: new Date(slot.startedAt).toISOString() });
-    logger.info({ pid: child.pid }, 'teammate started');
+    logger.info({ teammatePid: child.pid }, 'teammate started');
   }
 
   private onMessage(name: string, slot: Slot, message: WorkerMessage): void {
@@ -261,7 +261,10 @@ export class Supervisor {
     // While the whole team stops, one sweep after the last exit (stopAll) instead of one per teammate.
     if (!this.stopping) cleanUpAfterTeammate(this.deps.paths, pid, logger);
     const exit = { code, signal, expected: slot.expected !== null, startedAt: slot.startedAt, exitedAt: this.now() };
-    logger.info({ code, signal, expected: slot.expected }, 'teammate exited');
+    // An exit nobody asked for (a crash, a kill) is an error; a shutdown, a sleep or a stop is not.
+    const line = { code, signal, expected: slot.expected, teammatePid: pid };
+    if (slot.expected === null && !this.stopping && (signal !== null || code !== 0)) logger.error(line, 'teammate exited unexpectedly');
+    else logger.info(line, 'teammate exited');
     if (this.stopping) {
       // Left for the next start: its task stays in progress and is resumed then.
       this.deps.roster.patchMember(name, { status: 'asleep', pid: null });

@@ -310,7 +310,7 @@ export class TeammateRuntime {
 
   private onEvent(event: AgentEvent): void {
     const { session, link, logger } = this.deps;
-    logAgentEvent(logger, event);
+    logAgentEvent(logger, event, this.currentTask?.id ?? null);
     if (event.type === 'usage') {
       this.backoff = null;
       for (const key of Object.keys(session.usage) as (keyof typeof session.usage)[]) session.usage[key] += event.usage[key];

@@ -39,9 +39,13 @@ export interface WorkerProcess {
 export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promise<{ end: RuntimeEnd; logger: Logger; commandsStarted: number }> {
   const args = parseWorkerArgs(argv);
   const paths = statePaths(args.dir);
-  const logger = createLogger({ destination: paths.logFile(args.name), bindings: { teammate: args.name } });
-  const link: DaemonLink = processDaemonLink(proc);
   const config = readConfig(paths.config);
+  const logger = createLogger({
+    destination: paths.logFile(args.name),
+    bindings: { teammate: args.name },
+    rotation: { maxBytes: config.settings.logMaxBytes, keep: config.settings.logFiles },
+  });
+  const link: DaemonLink = processDaemonLink(proc);
   const member = config.members.find((m) => m.name === args.name);
   if (!member) throw new TeamdError('UNKNOWN_MEMBER', `${args.name} is not on the roster ${paths.config}`);
   const modelName = member.model ?? config.settings.model;

@@ -3,6 +3,9 @@ import path from 'node:path';
 import type { Logger } from '../logger.js';
 import { Doorbell } from './doorbell.js';
 
+/** Bytes read per step, and the longest partial line kept while waiting for its end. */
+const READ_BYTES = 1024 * 1024;
+
 /**
  * Calls onLine for every complete line of a file from `offset`, then for each new one as it
  * is appended, until the signal aborts. Woken by the file watcher, never by a timer.
@@ -18,14 +21,21 @@ export async function followLines(file: string, offset: number, onLine: (line: s
       if (size > position) {
         const fd = fs.openSync(file, 'r');
         try {
-          const buffer = Buffer.alloc(size - position);
+          // In bounded reads: a large backlog never sits in memory whole.
+          const buffer = Buffer.alloc(Math.min(READ_BYTES, size - position));
           const length = fs.readSync(fd, buffer, 0, buffer.length, position);
           position += length;
           const lines = (pending + buffer.subarray(0, length).toString('utf8')).split('\n');
           pending = lines.pop() ?? '';
+          if (pending.length > READ_BYTES) pending = '';
           for (const line of lines) if (line.length > 0) onLine(line);
         } finally {
           fs.closeSync(fd);
+        }
+        // More may be there already: read on before waiting (yielding to the event loop between reads).
+        if (position < size) {
+          await new Promise((resolve) => setImmediate(resolve));
+          continue;
         }
       }
       await bell.wait(signal);

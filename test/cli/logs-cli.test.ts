@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatLogLine } from '../../src/cli/commands/logs.js';
-import { startDaemon } from '../helpers/daemon.js';
+import { formatLogLine } from '../../src/cli/log-format.js';
+import { member, startDaemon } from '../helpers/daemon.js';
 import { collectOutput, runTeamd, TEAMD_BIN } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
@@ -10,7 +11,7 @@ import { waitFor } from '../helpers/wait.js';
 describe('teamd logs', () => {
   it('formats pino lines readably and leaves other lines alone', () => {
     const line = JSON.stringify({ level: 40, time: Date.UTC(2026, 0, 1, 12, 0, 0), pid: 1, teammate: 'alice', msg: 'lock compromised', taskId: 3 });
-    expect(formatLogLine(line)).toBe('12:00:00.000 WARN  alice: lock compromised  taskId=3');
+    expect(formatLogLine(line)).toMatch(/^2026-01-01 \d\d:00:00\.000 [+-]\d\d:\d\d WARN {2}alice: lock compromised {2}taskId=3$/);
     expect(formatLogLine('plain text')).toBe('plain text');
   });
 
@@ -32,5 +33,89 @@ describe('teamd logs', () => {
     expect((await output).code).toBe(0);
     const aliceLog = await runTeamd(['logs', 'alice', '--dir', dir]);
     expect(aliceLog.stdout).toMatch(/alice: teammate started/);
+  });
+
+  it('reads from the end: the last lines of a 120 MB log in a process whose heap could not hold it', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
+    const file = path.join(dir, 'logs', 'daemon.log');
+    const block = `${JSON.stringify({ level: 30, time: Date.now(), component: 'daemon', msg: 'filler', pad: 'x'.repeat(200) })}\n`.repeat(4000);
+    const fd = fs.openSync(file, 'w');
+    for (let i = 0; i < 120; i++) fs.writeSync(fd, block);
+    fs.writeSync(fd, `${JSON.stringify({ level: 50, time: Date.now(), component: 'daemon', msg: 'the last line' })}\n`);
+    fs.closeSync(fd);
+    expect(fs.statSync(file).size).toBeGreaterThan(100 * 1024 * 1024);
+    const shown = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--max-old-space-size=48', TEAMD_BIN, 'logs', '-n', '3', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      void collectOutput(child).then(resolve);
+    });
+    expect(shown.code, shown.stderr).toBe(0);
+    const lines = shown.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toMatch(/ERROR daemon: the last line$/);
+  });
+
+  it('-n, --level, --task, --since and --all: filtered from the end of each log and its rotated files, merged in time order', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    const logs = path.join(dir, 'logs');
+    fs.mkdirSync(logs, { recursive: true });
+    const t0 = Date.now() - 3_600_000;
+    const line = (at: number, level: number, who: Record<string, string>, msg: string, extra: Record<string, unknown> = {}): string =>
+      `${JSON.stringify({ level, time: t0 + at, pid: 1, ...who, msg, ...extra })}\n`;
+    // alice's older lines were rotated into alice.log.1.
+    fs.writeFileSync(
+      path.join(logs, 'alice.log.1'),
+      line(1000, 30, { teammate: 'alice' }, 'claimed', { taskId: 4 }) + line(2000, 40, { teammate: 'alice' }, 'tool failed', { taskId: 4 }),
+    );
+    fs.writeFileSync(
+      path.join(logs, 'alice.log'),
+      line(5000, 30, { teammate: 'alice' }, 'tool result', { taskId: 5 }) + line(3_500_000, 30, { teammate: 'alice' }, 'recent'),
+    );
+    fs.writeFileSync(
+      path.join(logs, 'daemon.log'),
+      line(1500, 30, { component: 'daemon' }, 'teammate started') + line(2500, 50, { component: 'daemon' }, 'teammate exited unexpectedly'),
+    );
+    const run = async (...args: string[]): Promise<string[]> => {
+      const result = await runTeamd([...args, '--dir', dir]);
+      expect(result.code, result.stderr).toBe(0);
+      return result.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.replace(/^\S+ \S+ \S+ /, ''));
+    };
+    expect(await run('logs', 'alice', '--task', '4')).toEqual(['INFO  alice: claimed  taskId=4', 'WARN  alice: tool failed  taskId=4']);
+    expect(await run('logs', 'alice', '-n', '2')).toEqual(['INFO  alice: tool result  taskId=5', 'INFO  alice: recent']);
+    expect(await run('logs', '--all', '--level', 'warn')).toEqual(['WARN  alice: tool failed  taskId=4', 'ERROR daemon: teammate exited unexpectedly']);
+    expect(await run('logs', '--all', '-n', '4')).toEqual([
+      'WARN  alice: tool failed  taskId=4',
+      'ERROR daemon: teammate exited unexpectedly',
+      'INFO  alice: tool result  taskId=5',
+      'INFO  alice: recent',
+    ]);
+    expect(await run('logs', 'alice', '--since', '10m')).toEqual(['INFO  alice: recent']);
+    const wrong = await runTeamd(['logs', '--level', 'loud', '--dir', dir]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/expected one of trace, debug, info, warn, error, fatal/);
+  });
+
+  it('a teammate killed by SIGKILL is an error in the daemon log, and no line carries the pid key twice', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    await startDaemon(dir);
+    await runTeamd(['spawn', 'alice', 'coder', '--dir', dir]);
+    const pid = await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'alice')?.pid, 'alice idle');
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => member(dir, 'alice')?.pid && member(dir, 'alice')?.pid !== pid, 'alice restarted');
+    const errors = await runTeamd(['logs', '--level', 'error', '--json', '--dir', dir]);
+    const exited = errors.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: number; msg: string; signal: string; teammatePid: number });
+    expect(exited).toContainEqual(expect.objectContaining({ level: 50, msg: 'teammate exited unexpectedly', signal: 'SIGKILL', teammatePid: pid }));
+    for (const file of ['daemon.log', 'alice.log'])
+      for (const raw of fs
+        .readFileSync(path.join(dir, 'logs', file), 'utf8')
+        .split('\n')
+        .filter(Boolean))
+        expect(raw.match(/"pid":/g)?.length ?? 0).toBeLessThanOrEqual(1);
   });
 });

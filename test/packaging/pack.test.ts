@@ -14,12 +14,18 @@ describe('the packed package', () => {
     const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', out], REPO_ROOT)) as { filename: string; files: { path: string }[] }[];
     const files = packed[0]!.files.map((f) => f.path);
     expect(files).toContain('bin/teamd');
-    expect(files).toContain('dist/src/cli/entry.js');
-    expect(files).toContain('dist/workers/teammate.js');
+    expect(files).toContain('LICENSE');
     // What bin/teamd and the daemon run: the bundle (docs/architecture.md, "Start-up").
     expect(files).toContain('dist/bundle/entry.js');
     expect(files).toContain('dist/bundle/teammate.js');
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('dist/bench/'))).toBe(false);
+    // No source map pointing at sources that are not shipped; what the bundle imports is shipped too.
+    expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
+    for (const file of files.filter((f) => f.startsWith('dist/bundle/') && f.endsWith('.js'))) {
+      const text = fs.readFileSync(path.join(REPO_ROOT, file), 'utf8');
+      for (const [, target] of text.matchAll(/from\s*"(\.{1,2}\/[^"]+)"/g)) expect(files).toContain(path.posix.join(path.posix.dirname(file), target!));
+    }
+    expect(fs.readFileSync(path.join(REPO_ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
     const app = makeTempDir('teamd-install-');
     fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'try-teamd', version: '1.0.0', private: true }));
     npm(['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(out, packed[0]!.filename)], app);

@@ -3,6 +3,8 @@ import { Daemon } from '../../daemon/daemon.js';
 import { ensurePrivateDir } from '../../fs/private-dir.js';
 import { readLiveDaemon, runsUnsandboxed } from '../../daemon/pid-file.js';
 import { createLogger } from '../../logger.js';
+import { DEFAULT_ROTATION, type Rotation } from '../../fs/rotating-file.js';
+import { formatLogLine } from '../log-format.js';
 import { inotifyWarning } from '../../proc/inotify.js';
 import { readConfig } from '../../roster/roster.js';
 import type { StatePaths } from '../../paths.js';
@@ -28,7 +30,9 @@ async function runForeground(io: Io, paths: StatePaths, options: StartOptions): 
   let logFailure: string | null = null;
   const logger = createLogger({
     destination: paths.logFile('daemon'),
-    tee: process.stdout,
+    rotation: logRotation(paths),
+    // On a terminal, lines a person can read; for journald (a pipe), the JSON lines.
+    tee: process.stdout.isTTY ? readableStream(process.stdout) : process.stdout,
     bindings: { component: 'daemon' },
     // The log is on the disk that failed: say so where it can be seen (stderr: the journal, or logs/daemon-start.log).
     onWriteHealth: (error) => {
@@ -134,4 +138,19 @@ export function stopCommand(io: Io): Command {
     if (options.json) printJson(io, { stopped: true, pid: running.pid });
     else io.out(`teamd daemon stopped (pid ${running.pid})\n`);
   });
+}
+
+/** The team's log rotation settings; the defaults when config.json cannot be read (the daemon says why as it starts). */
+function logRotation(paths: StatePaths): Rotation {
+  try {
+    const { settings } = readConfig(paths.config);
+    return { maxBytes: settings.logMaxBytes, keep: settings.logFiles };
+  } catch {
+    return DEFAULT_ROTATION;
+  }
+}
+
+/** A pino destination that writes each line made readable (teamd logs' format) to a terminal. */
+function readableStream(out: NodeJS.WriteStream): { write(line: string): void } {
+  return { write: (line) => void out.write(`${formatLogLine(line.trimEnd())}\n`) };
 }

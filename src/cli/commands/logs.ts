@@ -1,47 +1,113 @@
 import fs from 'node:fs';
-import { Command } from 'commander';
+import path from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { rotatedFiles } from '../../fs/rotating-file.js';
+import { LEVEL_NUMBERS, parseLogLine, type LogEntry } from '../../logs/log-entry.js';
+import { lastLines, type LineVerdict } from '../../logs/read-backwards.js';
+import type { StatePaths } from '../../paths.js';
+import { readConfig } from '../../roster/roster.js';
+import { followLines } from '../../watch/follow-lines.js';
 import { openContext } from '../context.js';
 import { untilInterrupted } from '../interrupt.js';
+import { formatLogEntry } from '../log-format.js';
 import type { Io } from '../output.js';
-import { parseMemberName, parseNonNegativeInt } from '../parsers.js';
-import { followLines } from '../../watch/follow-lines.js';
+import { parseDuration, parseMemberName, parseNonNegativeInt, parseTaskId } from '../parsers.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 
-const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
-const HIDDEN = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'component', 'teammate']);
-
-/** One pino JSON line as `HH:MM:SS LEVEL who: message key=value ...`; other lines as they are. */
-export function formatLogLine(line: string): string {
-  let entry: Record<string, unknown>;
-  try {
-    entry = JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    return line;
-  }
-  const time = typeof entry.time === 'number' ? new Date(entry.time).toISOString().slice(11, 23) : '';
-  const level = LEVELS[entry.level as number] ?? String(entry.level);
-  const who = (entry.teammate ?? entry.component ?? '') as string;
-  const extra = Object.entries(entry)
-    .filter(([key]) => !HIDDEN.has(key))
-    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
-    .join(' ');
-  return `${time} ${level.padEnd(5)} ${who ? `${who}: ` : ''}${typeof entry.msg === 'string' ? entry.msg : JSON.stringify(entry.msg ?? '')}${extra ? `  ${extra}` : ''}`;
+interface LogsOptions extends CommonOptions {
+  lines: number;
+  follow?: boolean;
+  since?: number;
+  level?: number;
+  task?: number;
+  all?: boolean;
 }
 
 export function logsCommand(io: Io): Command {
-  return withCommonOptions(new Command('logs').description('show the daemon log, or a teammate log (pino JSON, made readable)'))
+  return withCommonOptions(new Command('logs').description('show the daemon log, a teammate log, or all of them (--all), read from the end'))
     .argument('[name]', 'a teammate (default: the daemon)', parseMemberName)
-    .option('--lines <n>', 'how many of the last lines to show', parseNonNegativeInt, 100)
-    .option('--follow', 'keep printing new lines (Ctrl-C stops)')
-    .action(async (name: string | undefined, options: CommonOptions & { lines: number; follow?: boolean }) => {
+    .option('-n, --lines <n>', 'how many of the last matching lines to show', parseNonNegativeInt, 100)
+    .option('-f, --follow', 'keep printing new lines (Ctrl-C stops)')
+    .option('--since <when>', 'only lines from this time on: a duration back (10m, 2h) or a date (2026-11-26T09:00)', parseSince)
+    .option('--level <level>', 'only lines at this level or above: debug, info, warn, error', parseLevel)
+    .option('--task <id>', 'only lines about this task', parseTaskId)
+    .option('--all', "the daemon's and every teammate's log, merged in time order")
+    .action(async (name: string | undefined, options: LogsOptions) => {
+      if (options.all && name) throw new InvalidArgumentError(`give a name or --all, not both`);
       const { paths, logger } = openContext(io, options.dir, 'read');
-      const file = paths.logFile(name ?? 'daemon');
-      const print = (line: string): void => io.out(`${options.json ? line : formatLogLine(line)}\n`);
-      const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-      if (!fs.existsSync(file) && !options.follow) io.err(`no log yet at ${file}\n`);
-      const lines = text.split('\n').filter((line) => line.length > 0);
-      for (const line of lines.slice(Math.max(0, lines.length - options.lines))) print(line);
+      const names = options.all ? logNames(paths) : [name ?? 'daemon'];
+      const keep = (line: string): LineVerdict => verdict(parseLogLine(line), options);
+      const print = (line: string): void => {
+        const entry = parseLogLine(line);
+        if (verdict(entry, options) !== 'keep') return;
+        io.out(`${options.json || !entry ? line : formatLogEntry(entry)}\n`);
+      };
+      const keepFiles = readRotationKeep(paths);
+      // Read from the end of each log (and its rotated files): memory does not grow with their size.
+      const recent = names.flatMap((who) => lastLines(rotatedFiles(paths.logFile(who), keepFiles), options.lines, keep));
+      const shown = names.length > 1 ? mergeByTime(recent).slice(-options.lines) : recent;
+      if (shown.length === 0 && !options.follow && !names.some((who) => fs.existsSync(paths.logFile(who))))
+        io.err(`no log yet at ${names.length === 1 ? paths.logFile(names[0]!) : paths.logsDir}\n`);
+      for (const line of shown) print(line);
       if (!options.follow) return;
-      await untilInterrupted((signal) => followLines(file, Buffer.byteLength(text), print, signal, logger));
+      const sizes = names.map((who) => fileSize(paths.logFile(who)));
+      await untilInterrupted((signal) => Promise.all(names.map((who, i) => followLines(paths.logFile(who), sizes[i]!, print, signal, logger))).then(() => {}));
     });
+}
+
+function verdict(entry: LogEntry | null, options: LogsOptions): LineVerdict {
+  if (!entry) return options.level === undefined && options.task === undefined && options.since === undefined ? 'keep' : 'skip';
+  if (options.since !== undefined && entry.time !== null && entry.time < options.since) return 'stop';
+  if (options.level !== undefined && entry.level < options.level) return 'skip';
+  if (options.task !== undefined && entry.taskId !== options.task) return 'skip';
+  return 'keep';
+}
+
+/** The daemon and every teammate with a log: the roster's members, and any other *.log but the CLI's. */
+function logNames(paths: StatePaths): string[] {
+  let files: string[] = [];
+  try {
+    files = fs.readdirSync(paths.logsDir).filter((file) => file.endsWith('.log'));
+  } catch {
+    // no logs folder yet
+  }
+  const names = new Set(['daemon', ...files.map((file) => path.basename(file, '.log')).filter((n) => n !== 'cli' && n !== 'daemon-start')]);
+  return [...names];
+}
+
+function readRotationKeep(paths: StatePaths): number {
+  try {
+    return readConfig(paths.config).settings.logFiles;
+  } catch {
+    return 5;
+  }
+}
+
+function mergeByTime(lines: readonly string[]): string[] {
+  const time = (line: string): number => parseLogLine(line)?.time ?? 0;
+  return lines
+    .map((line, index) => ({ line, index, at: time(line) }))
+    .sort((a, b) => a.at - b.at || a.index - b.index)
+    .map((item) => item.line);
+}
+
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+function parseSince(raw: string): number {
+  if (/^\d+(\.\d+)?(ms|s|m|h)?$/.test(raw.trim())) return Date.now() - parseDuration(raw);
+  const at = Date.parse(raw);
+  if (Number.isNaN(at)) throw new InvalidArgumentError(`expected a duration back (10m, 2h) or a date (2026-11-26T09:00), got ${JSON.stringify(raw)}.`);
+  return at;
+}
+
+function parseLevel(raw: string): number {
+  const level = LEVEL_NUMBERS[raw.toLowerCase()];
+  if (level === undefined) throw new InvalidArgumentError(`expected one of ${Object.keys(LEVEL_NUMBERS).join(', ')}, got ${JSON.stringify(raw)}.`);
+  return level;
 }
