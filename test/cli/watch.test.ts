@@ -1,10 +1,13 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
+import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { runTeamd, TEAMD_BIN } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
 
+const ESC = String.fromCharCode(27);
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
 function capture(session: string): string {
@@ -43,6 +46,114 @@ describe('teamd watch', () => {
       expect(screen).not.toContain('BOARD');
     } finally {
       spawnSync('tmux', ['kill-session', '-t', session]);
+    }
+  });
+
+  it.runIf(hasTmux)(
+    'fits any terminal: at 80x24 and 50x15, with emoji and CJK subjects, no line is wider than the screen, no frame taller, the failed task first',
+    async () => {
+      const dir = path.join(makeTempDir(), '.team');
+      const subjects = [
+        '修复登录页面的错误 🐛🔥 并且更新所有的测试用例以及文档',
+        'Add a --version flag 👍🏽 to the CLI and document it in the README file',
+        'Family 👨‍👩‍👧 and ❤️ hearts, 🇫🇷 flags, é and 한국어 텍스트 in one long subject line',
+        ...Array.from({ length: 30 }, (_, i) => `filler task ${i + 1} with a subject long enough to be cut on a narrow screen`),
+      ];
+      for (const subject of subjects) expect((await runTeamd(['task', 'add', subject, '--dir', dir])).code).toBe(0);
+      // The last task fails: it must not hide under "… N more".
+      const last = subjects.length;
+      await runTeamd(['task', 'claim', String(last), '--owner', 'alice', '--dir', dir]);
+      await runTeamd(['task', 'fail', String(last), '--owner', 'alice', '--claim', '1', '--reason', 'broken 💥', '--dir', dir]);
+      await runTeamd(['send', 'lead', '进度报告：一切顺利 ✅ and a long English tail that goes past the edge of any screen', '--dir', dir]);
+      for (const [width, height] of [
+        [80, 24],
+        [50, 15],
+      ] as const) {
+        const session = `teamd-fit-${process.pid}-${width}`;
+        execFileSync('tmux', [
+          'new-session',
+          '-d',
+          '-s',
+          session,
+          '-x',
+          String(width),
+          '-y',
+          String(height),
+          `${process.execPath} ${TEAMD_BIN} watch --dir ${dir}`,
+        ]);
+        try {
+          const screen = await waitFor(() => {
+            const text = capture(session);
+            return text.includes('MESSAGES') && text.includes('teamd daemon') ? text : undefined;
+          }, `the first frame at ${width}x${height}`);
+          const rows = screen.replace(/\n$/, '').split('\n');
+          expect(rows.length).toBeLessThanOrEqual(height);
+          // The header is still on screen: nothing wrapped and scrolled it away.
+          expect(rows[0]).toMatch(/^teamd daemon not running/);
+          for (const row of rows) expect({ row, width: stringWidth(row) }).toEqual({ row, width: Math.min(stringWidth(row), width) });
+          expect(rows.find((row) => /^\s+\d+ failed /.test(row))).toMatch(new RegExp(`^\\s+${last} failed `));
+          expect(screen).toMatch(/… \d+ more tasks/);
+        } finally {
+          spawnSync('tmux', ['kill-session', '-t', session]);
+        }
+      }
+    },
+  );
+
+  it.runIf(hasTmux)('NO_COLOR turns colours off; without it, statuses are coloured', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    await runTeamd(['task', 'add', 'one', '--dir', dir]);
+    for (const noColor of ['1', '']) {
+      const session = `teamd-color-${process.pid}-${noColor || 'none'}`;
+      execFileSync('tmux', [
+        'new-session',
+        '-d',
+        '-s',
+        session,
+        '-x',
+        '100',
+        '-y',
+        '30',
+        `env NO_COLOR=${noColor} ${process.execPath} ${TEAMD_BIN} watch --dir ${dir}`,
+      ]);
+      try {
+        const screen = await waitFor(() => {
+          const text = execFileSync('tmux', ['capture-pane', '-p', '-e', '-t', session], { encoding: 'utf8' });
+          return text.includes('MESSAGES') ? text : undefined;
+        }, 'a frame');
+        const colored = ['31', '32', '33'].some((code) => screen.includes(`${ESC}[${code}m`));
+        expect(colored).toBe(!noColor);
+      } finally {
+        spawnSync('tmux', ['kill-session', '-t', session]);
+      }
+    }
+  });
+
+  it('redraws only when something on the screen changed: a burst of rewrites of a task file changes nothing shown', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    await runTeamd(['task', 'add', 'stays the same', '--dir', dir]);
+    const task = path.join(dir, 'tasks', 'task_1.json');
+    const content = fs.readFileSync(task);
+    // A real terminal (script gives it a pty); its output is what a terminal would receive.
+    const child = spawn('script', ['-q', '-e', '-c', `stty cols 100 rows 30; exec ${process.execPath} ${TEAMD_BIN} watch --dir ${dir}`, '/dev/null'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const redraws = (): number => output.split('\x1b[H\x1b[2J').length - 1;
+    try {
+      await waitFor(() => output.includes('stays the same'), 'the first frame');
+      for (let i = 0; i < 50; i++) {
+        fs.writeFileSync(`${task}.tmp`, content);
+        fs.renameSync(`${task}.tmp`, task);
+      }
+      // Then one visible change: once it is drawn, every rewrite before it was seen too.
+      await runTeamd(['send', 'lead', 'a visible change', '--dir', dir]);
+      await waitFor(() => output.includes('a visible change'), 'the visible change drawn');
+      expect(redraws()).toBe(2);
+    } finally {
+      child.stdin.end('q');
+      child.kill('SIGTERM');
     }
   });
 });

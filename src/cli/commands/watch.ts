@@ -1,4 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
+import { TeamdError } from '../../errors.js';
 import { Doorbell } from '../../watch/doorbell.js';
 import { openContext } from '../context.js';
 import { printJson, type Io } from '../output.js';
@@ -8,7 +10,11 @@ import { withCommonOptions, type CommonOptions } from './common.js';
 
 const ALT_SCREEN_ON = '\x1b[?1049h\x1b[?25l';
 const ALT_SCREEN_OFF = '\x1b[?25h\x1b[?1049l';
-const CLEAR = '\x1b[H\x1b[2J';
+const HOME_AND_CLEAR = '\x1b[H\x1b[2J';
+/** At most this many redraws a second, however fast the files change. */
+const MIN_REDRAW_GAP_MS = 100;
+/** Messages read for the frame: more than any screen shows. */
+const MESSAGES_READ = 20;
 
 export function watchCommand(io: Io): Command {
   return withCommonOptions(
@@ -23,15 +29,17 @@ export function watchCommand(io: Io): Command {
         return;
       }
       const interactive = !options.once && out.isTTY === true;
-      const frame = (): string =>
-        renderFrame(takeSnapshot(paths, board, interactive ? Math.max(3, (out.rows ?? 40) - 30) : 10), {
-          width: out.columns ?? 100,
-          height: out.rows ?? 40,
-          dir: paths.root,
-          color: interactive,
-        });
+      // https://no-color.org: a non-empty NO_COLOR turns colour off.
+      const color = interactive && !io.env.NO_COLOR;
+      const frame = (): { lines: string[]; rosterError: string | null } => {
+        const snapshot = takeSnapshot(paths, board, MESSAGES_READ);
+        const lines = renderFrame(snapshot, { width: out.columns ?? 100, height: interactive ? (out.rows ?? 40) : 40, dir: paths.root, color });
+        return { lines, rosterError: snapshot.rosterError };
+      };
       if (!interactive) {
-        io.out(frame());
+        const once = frame();
+        io.out(`${once.lines.join('\n')}\n`);
+        if (once.rosterError) throw new TeamdError('CONFIG_CORRUPT', once.rosterError);
         return;
       }
       // The roster, task files and inboxes: what the view shows (not the logs, which change all the time).
@@ -46,20 +54,36 @@ export function watchCommand(io: Io): Command {
         if (process.stdin.isTTY) process.stdin.setRawMode(false);
         out.write(ALT_SCREEN_OFF);
       };
+      let shown = '';
+      let drawnAt = 0;
       out.write(ALT_SCREEN_ON);
       if (process.stdin.isTTY) process.stdin.setRawMode(true);
       process.stdin.on('data', onKey);
       process.stdin.resume();
       process.once('SIGINT', quit);
       process.once('SIGTERM', quit);
-      out.on('resize', () => bell.ring());
+      const onResize = (): void => {
+        shown = '';
+        bell.ring();
+      };
+      out.on('resize', onResize);
       try {
         while (!stopper.signal.aborted) {
-          out.write(CLEAR + frame());
+          // Only what changed on the screen is worth a redraw; never a final newline (it would scroll a full screen).
+          const text = frame().lines.join('\n');
+          if (text !== shown) {
+            out.write(HOME_AND_CLEAR + text);
+            shown = text;
+            drawnAt = Date.now();
+          }
           await bell.wait(stopper.signal);
+          // A burst of file events becomes one redraw: at most one every MIN_REDRAW_GAP_MS.
+          const wait = drawnAt + MIN_REDRAW_GAP_MS - Date.now();
+          if (wait > 0 && !stopper.signal.aborted) await sleep(wait, undefined, { signal: stopper.signal }).catch(() => {});
         }
       } finally {
         restore();
+        out.off('resize', onResize);
         process.stdin.off('data', onKey);
         process.stdin.pause();
         process.off('SIGINT', quit);

@@ -1,4 +1,8 @@
 import { TASK_STATUSES } from '../../board/task.js';
+import type { TaskView } from '../../board/board.js';
+import type { Member } from '../../roster/roster.js';
+import { cellWidth, oneLine, padCells, truncateCells } from './cells.js';
+import { sectionRows } from './layout.js';
 import type { Snapshot } from './snapshot.js';
 
 const BOLD = '\x1b[1m';
@@ -10,67 +14,174 @@ const RESET = '\x1b[0m';
 
 const STATUS_COLOR: Record<string, string> = {
   working: GREEN,
-  idle: '',
+  'waiting-plan': YELLOW,
   asleep: DIM,
   starting: YELLOW,
   stopping: YELLOW,
   crashed: RED,
   errored: RED,
+  budget: RED,
   shutdown: DIM,
   in_progress: GREEN,
-  pending: '',
   completed: DIM,
   failed: RED,
   cancelled: DIM,
 };
 
-function fit(text: string, width: number): string {
-  return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text;
+/** A piece of a line and its colour; a line is cut to the screen's width before colours are added. */
+type Part = readonly [text: string, color?: string];
+
+export interface FrameOptions {
+  readonly width: number;
+  readonly height: number;
+  readonly dir: string;
+  readonly color: boolean;
 }
 
-/** One frame of `teamd watch`, plain text with ANSI colours (`color: false` for none). */
-export function renderFrame(snapshot: Snapshot, options: { width: number; height: number; dir: string; color: boolean }): string {
-  const c = (code: string, text: string): string => (options.color && code ? `${code}${text}${RESET}` : text);
-  const width = Math.max(40, options.width);
+/** Members that need the person first: errored, crashed, out of budget, waiting for a plan. */
+const MEMBER_ATTENTION = ['errored', 'crashed', 'budget', 'waiting-plan', 'starting', 'stopping', 'working', 'idle', 'asleep', 'shutdown'];
+
+function taskRank(task: TaskView): number {
+  if (task.status === 'failed') return 0;
+  if (task.status === 'pending' && task.stuck) return 1;
+  if (task.status === 'in_progress') return 2;
+  if (task.status === 'pending' && task.ready) return 3;
+  return 4;
+}
+
+/**
+ * One frame of `teamd watch`: never wider than `width` columns (measured in terminal cells:
+ * emoji and CJK count two) nor taller than `height` lines, with what needs attention (failed and
+ * stuck tasks, errored or waiting teammates) first in each section.
+ */
+export function renderFrame(snapshot: Snapshot, options: FrameOptions): string[] {
+  const width = Math.max(1, options.width);
+  const paint = (parts: readonly Part[]): string => fitParts(parts, width, options.color);
+  const members = [...snapshot.members].sort((a, b) => rank(MEMBER_ATTENTION, a.status) - rank(MEMBER_ATTENTION, b.status) || a.name.localeCompare(b.name));
+  const tasks = snapshot.tasks
+    .filter((t) => t.status === 'in_progress' || t.status === 'pending' || t.status === 'failed')
+    .sort((a, b) => taskRank(a) - taskRank(b) || a.id - b.id);
+  const messages = snapshot.messages;
+  const rows = sectionRows(options.height, {
+    members: snapshot.rosterError ? 1 : members.length,
+    tasks: tasks.length,
+    messages: messages.length,
+  });
+
   const lines: string[] = [];
-  const daemon = snapshot.daemon ? c(GREEN, `daemon pid ${snapshot.daemon.pid}`) : c(RED, 'daemon not running');
-  lines.push(`${c(BOLD, 'teamd')} ${fit(options.dir, width - 40)}  ${daemon}   ${c(DIM, 'q quits')}`);
-  lines.push('');
-  lines.push(c(BOLD, 'TEAM'));
-  if (snapshot.members.length === 0) lines.push(c(DIM, '  no teammates yet: teamd spawn <name> <role>'));
-  for (const member of snapshot.members) {
-    const usage = member.usage
-      ? `${Math.round((member.usage.inputTokens + member.usage.outputTokens + member.usage.cacheReadTokens + member.usage.cacheWriteTokens) / 1000)}k tok`
-      : '';
-    const task = member.task ? `#${member.task}` : '';
-    const row = `  ${member.name.padEnd(10)} ${member.role.padEnd(10)} ${c(STATUS_COLOR[member.status] ?? '', member.status.padEnd(9))} ${task.padEnd(6)} ${usage}`;
-    lines.push(fit(row, width + 20));
-  }
-  lines.push('');
-  const counts = TASK_STATUSES.map((status) => `${snapshot.tasks.filter((t) => t.status === status).length} ${status}`).join(', ');
-  lines.push(`${c(BOLD, 'BOARD')}  ${counts}${snapshot.problems ? c(RED, `, ${snapshot.problems} unreadable file(s)`) : ''}`);
-  const shown = snapshot.tasks.filter((t) => t.status === 'in_progress' || t.status === 'pending' || t.status === 'failed');
-  const taskRows = Math.max(3, options.height - lines.length - 14);
-  for (const task of shown.slice(0, taskRows)) {
-    const note =
-      task.status !== 'pending'
-        ? (task.owner ?? '')
-        : task.stuck
-          ? c(RED, `STUCK on ${task.stuckOn.join(',')}`)
-          : task.ready
-            ? c(GREEN, 'ready')
-            : `waits on ${task.waitingOn.join(',')}`;
+  const daemon: Part = snapshot.daemon ? [`daemon pid ${snapshot.daemon.pid}`, GREEN] : ['daemon not running', RED];
+  lines.push(paint([['teamd ', BOLD], daemon, ['  q quits  ', DIM], [options.dir, DIM]]));
+  const gap = (): void => {
+    if (rows.gaps) lines.push('');
+  };
+
+  gap();
+  lines.push(
+    paint([
+      ['TEAM', BOLD],
+      [`  ${members.length} teammate${members.length === 1 ? '' : 's'}`, DIM],
+    ]),
+  );
+  if (snapshot.rosterError) lines.push(paint([[`  ${oneLine(snapshot.rosterError)}`, RED]]));
+  else if (members.length === 0) lines.push(paint([['  no teammates yet: teamd spawn <name> <role>', DIM]]));
+  else
     lines.push(
-      `  ${String(task.id).padStart(4)} ${c(STATUS_COLOR[task.status] ?? '', task.status.padEnd(11))} ${fit(task.subject, width - 40).padEnd(Math.min(40, width - 40))} ${note}`,
+      ...section(
+        members,
+        rows.members,
+        (m) => paint(memberRow(m, width)),
+        (hidden) => paint([[moreLine(hidden, 'teammate', needsAttention(hidden)), DIM]]),
+      ),
     );
+
+  gap();
+  const counts = TASK_STATUSES.map((status) => `${snapshot.tasks.filter((t) => t.status === status).length} ${status}`).join(', ');
+  lines.push(paint([['BOARD', BOLD], [`  ${counts}`], ...(snapshot.problems ? ([[`, ${snapshot.problems} unreadable file(s)`, RED]] as Part[]) : [])]));
+  if (tasks.length === 0) lines.push(paint([['  nothing pending or in progress', DIM]]));
+  else
+    lines.push(
+      ...section(
+        tasks,
+        rows.tasks,
+        (t) => paint(taskRow(t, width)),
+        (hidden) => paint([[moreLine(hidden, 'task', hidden.filter((t) => taskRank(t) <= 1).length), DIM]]),
+      ),
+    );
+
+  gap();
+  lines.push(paint([['MESSAGES', BOLD]]));
+  if (messages.length === 0) lines.push(paint([['  none yet', DIM]]));
+  else
+    for (const message of messages.slice(-rows.messages)) {
+      const kind = message.type === 'message' ? '' : ` [${message.type}]`;
+      lines.push(
+        paint([[`  ${message.timestamp.slice(11, 19)} `, DIM], [`${message.from} -> ${message.to}${kind}: `], [oneLine(message.content.split('\n')[0] ?? '')]]),
+      );
+    }
+  return lines.slice(0, Math.max(1, options.height));
+}
+
+function rank(order: readonly string[], status: string): number {
+  const at = order.indexOf(status);
+  return at === -1 ? order.length : at;
+}
+
+function needsAttention(hidden: readonly Member[]): number {
+  return hidden.filter((m) => rank(MEMBER_ATTENTION, m.status) <= 3).length;
+}
+
+/** The rows that fit; when some do not, the last row says how many are hidden (and how many of them need a look). */
+function section<T>(items: readonly T[], room: number, row: (item: T) => string, more: (hidden: readonly T[]) => string): string[] {
+  if (items.length <= room) return items.map(row);
+  const shown = Math.max(0, room - 1);
+  return [...items.slice(0, shown).map(row), more(items.slice(shown))];
+}
+
+function moreLine(hidden: readonly unknown[], what: string, attention: number): string {
+  return `  … ${hidden.length} more ${what}${hidden.length === 1 ? '' : 's'}${attention > 0 ? ` (${attention} need${attention === 1 ? 's' : ''} a look)` : ''}`;
+}
+
+function memberRow(member: Member, width: number): Part[] {
+  const usage = member.usage
+    ? `${Math.round((member.usage.inputTokens + member.usage.outputTokens + member.usage.cacheReadTokens + member.usage.cacheWriteTokens) / 1000)}k tok`
+    : '';
+  const narrow = width < 60;
+  return [
+    [`  ${padCells(member.name, narrow ? 8 : 12)} `],
+    ...(narrow ? [] : ([[`${padCells(oneLine(member.role), 10)} `]] as Part[])),
+    [padCells(member.status, 12), STATUS_COLOR[member.status] ?? ''],
+    [` ${padCells(member.task ? `#${member.task}` : '', 6)} `],
+    [usage, DIM],
+  ];
+}
+
+function taskRow(task: TaskView, width: number): Part[] {
+  const note: Part =
+    task.status !== 'pending'
+      ? [task.owner ?? '']
+      : task.stuck
+        ? [`STUCK on ${task.stuckOn.join(',')}`, RED]
+        : task.ready
+          ? ['ready', GREEN]
+          : [`waits on ${task.waitingOn.join(',')}`];
+  const id = `  ${String(task.id).padStart(4)} `;
+  const status = padCells(task.status, 12);
+  const noteWidth = Math.min(cellWidth(note[0]), 24);
+  const subjectWidth = Math.max(4, width - cellWidth(id) - 12 - noteWidth - 2);
+  return [[id], [status, STATUS_COLOR[task.status] ?? ''], [`${padCells(oneLine(task.subject), subjectWidth)} `], [truncateCells(note[0], noteWidth), note[1]]];
+}
+
+/** Joins parts, cut to `width` columns as a whole, then coloured (escape codes take no columns). */
+function fitParts(parts: readonly Part[], width: number, color: boolean): string {
+  let left = width;
+  let out = '';
+  for (const [text, code] of parts) {
+    if (left <= 0) break;
+    const whole = cellWidth(text) <= left;
+    const piece = whole ? text : truncateCells(text, left);
+    left -= cellWidth(piece);
+    out += color && code ? `${code}${piece}${RESET}` : piece;
+    if (!whole) break;
   }
-  if (shown.length > taskRows) lines.push(c(DIM, `  … ${shown.length - taskRows} more`));
-  lines.push('');
-  lines.push(c(BOLD, 'MESSAGES'));
-  if (snapshot.messages.length === 0) lines.push(c(DIM, '  none yet'));
-  for (const message of snapshot.messages) {
-    const kind = message.type === 'message' ? '' : ` [${message.type}]`;
-    lines.push(fit(`  ${message.timestamp.slice(11, 19)} ${message.from} -> ${message.to}${kind}: ${message.content.split('\n')[0]}`, width + 10));
-  }
-  return `${lines.join('\n')}\n`;
+  return color ? out : out.trimEnd();
 }

@@ -9,6 +9,8 @@ import { readConfig, type Member } from '../../roster/roster.js';
 export interface Snapshot {
   readonly daemon: PidInfo | null;
   readonly members: Member[];
+  /** Why the roster cannot be read (a corrupt config.json); the rest is still shown. */
+  readonly rosterError: string | null;
   readonly tasks: TaskView[];
   readonly problems: number;
   readonly messages: Message[];
@@ -20,12 +22,20 @@ const TAIL_BYTES = 64 * 1024;
 export function takeSnapshot(paths: StatePaths, board: Board, messageCount: number): Snapshot {
   const listing = board.list();
   let members: Member[] = [];
+  let rosterError: string | null = null;
   try {
     members = readConfig(paths.config).members;
-  } catch {
-    members = [];
+  } catch (error) {
+    rosterError = error instanceof Error ? error.message : String(error);
   }
-  return { daemon: readLiveDaemon(paths), members, tasks: listing.tasks, problems: listing.problems.length, messages: latestMessages(paths, messageCount) };
+  return {
+    daemon: readLiveDaemon(paths),
+    members,
+    rosterError,
+    tasks: listing.tasks,
+    problems: listing.problems.length,
+    messages: latestMessages(paths, messageCount),
+  };
 }
 
 /** The newest messages across every inbox, reading only the tail of each file. */
