@@ -27,6 +27,18 @@ describe('teamd watch', () => {
     expect(result.stdout).toMatch(/lead -> lead: hello lead/);
   });
 
+  it('--once with a corrupt config.json shows the board and the error, and exits 1', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    await runTeamd(['task', 'add', 'still shown', '--dir', dir]);
+    fs.writeFileSync(path.join(dir, 'config.json'), '{"members": [');
+    const result = await runTeamd(['watch', '--once', '--dir', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/config\.json is not valid JSON/);
+    expect(result.stdout).not.toMatch(/no teammates yet/);
+    expect(result.stdout).toMatch(/still shown/);
+    expect(result.stderr).toMatch(/^teamd: .*config\.json is not valid JSON.*\n$/);
+  });
+
   it.runIf(hasTmux)('in a terminal: redraws when a task is added, and q restores the terminal', async () => {
     const dir = path.join(makeTempDir(), '.team');
     await runTeamd(['task', 'add', 'already there', '--dir', dir]);
