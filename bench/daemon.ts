@@ -1,3 +1,4 @@
+import { permitAll } from './team-settings.js';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -40,6 +41,7 @@ async function until(probe: () => boolean, what: string, deadlineMs = 60_000, ev
 /** kill -9 of a daemon with `size` idle teammates: ms until every teammate has exited. */
 async function orphanCheck(size: number): Promise<number> {
   const paths = freshTeam();
+  permitAll(paths.root);
   teamd(['start', '--dir', paths.root]);
   const daemonPid = readLiveDaemon(paths)!.pid;
   try {
@@ -76,6 +78,7 @@ async function spawnIdle(paths: StatePaths, name: string): Promise<void> {
 
 export async function benchDaemon(): Promise<void> {
   const paths = freshTeam();
+  permitAll(paths.root);
   teamd(['start', '--dir', paths.root]);
   const daemonPid = readLiveDaemon(paths)!.pid;
   const out: string[] = [];

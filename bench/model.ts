@@ -1,3 +1,4 @@
+import { permitAll } from './team-settings.js';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -64,6 +65,7 @@ const CASES: readonly Case[] = [
     during: (root) => {
       execFileSync(process.execPath, [TEAMD, 'stop', '--dir', root]);
       fs.writeFileSync(path.join(root, 'offline-script.json'), '{}');
+      permitAll(root);
       execFileSync(process.execPath, [TEAMD, 'start', '--dir', root]);
     },
   },
@@ -116,6 +118,7 @@ async function runCase(c: Case): Promise<Result> {
   const logger = createLogger();
   const board = new Board({ paths, locker: new FileLocker({ logger }), logger });
   await board.add({ subject: c.name, description: c.description ?? SH });
+  permitAll(root);
   execFileSync(process.execPath, [TEAMD, 'start', '--dir', root]);
   const started = Date.now();
   try {

@@ -1,3 +1,4 @@
+import { permitAll } from './team-settings.js';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -248,6 +249,7 @@ interface Started {
 }
 
 function startDaemon(paths: StatePaths): Started {
+  permitAll(paths.root);
   teamd(['start', '--dir', paths.root]);
   const daemonPid = readLiveDaemon(paths)!.pid;
   return {

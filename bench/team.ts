@@ -1,3 +1,4 @@
+import { permitAll } from './team-settings.js';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,6 +28,7 @@ async function startTeam(size: number): Promise<Team> {
   fs.mkdirSync(root);
   fs.writeFileSync(path.join(root, 'config.json'), JSON.stringify({ members: [], settings: { idleTimeoutMs: 0 } }));
   const paths = statePaths(root);
+  permitAll(root);
   execFileSync(process.execPath, [TEAMD, 'start', '--dir', root]);
   for (let i = 0; i < size; i++) await requestDaemon(paths, { op: 'spawn', name: `mate-${i}`, role: 'bench' });
   await until(() => readConfig(paths.config).members.every((m) => m.status === 'idle'));

@@ -1,3 +1,4 @@
+import { permitAll } from './team-settings.js';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -96,6 +97,7 @@ async function measure(run: Run): Promise<{ completed: number; calls: number; id
   const board = new Board({ paths, locker: new FileLocker({ logger }), logger });
   for (const [i, description] of run.tasks.entries()) await board.add({ subject: `${run.name} #${i + 1}`, description });
   const env = { ...process.env, ANTHROPIC_API_KEY: api.key, ANTHROPIC_BASE_URL: api.url };
+  permitAll(root);
   execFileSync(process.execPath, [TEAMD, 'start', '--dir', root], { env });
   try {
     execFileSync(process.execPath, [TEAMD, 'spawn', 'mate', 'bench', '--model', MODEL, '--dir', root], { env });

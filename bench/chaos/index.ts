@@ -1,3 +1,4 @@
+import { permitAll } from '../team-settings.js';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
     }
   });
   try {
+    permitAll(root);
     teamd(['start', '--dir', root]);
     for (let i = 0; i < TEAM_SIZE; i++) teamd(['spawn', `mate-${i}`, 'chaos', '--dir', root]);
 
@@ -74,6 +76,7 @@ async function main(): Promise<void> {
       daemonPid: () => readLiveDaemon(paths)?.pid ?? null,
       restartDaemon: async () => {
         await until(() => readLiveDaemon(paths) === null, 5_000);
+        permitAll(root);
         teamd(['start', '--dir', root]);
       },
       pick: (items) => items[Math.floor(Math.random() * items.length)],
@@ -113,6 +116,7 @@ async function main(): Promise<void> {
     }
 
     process.stdout.write('chaos: faults stopped; waiting for the team to settle\n');
+    permitAll(root);
     if (!readLiveDaemon(paths)) teamd(['start', '--dir', root]);
     // A teammate that crashed too often in a row is errored by design: give it another life, as a person would.
     for (const member of readConfig(paths.config).members.filter((m) => m.status === 'errored')) {

@@ -20,7 +20,7 @@ export interface MemberView {
 }
 
 /** Statuses only a running daemon keeps true: with it gone, they are stale. */
-const LIVE_STATUSES: readonly MemberStatus[] = ['starting', 'working', 'waiting-plan', 'idle', 'stopping', 'crashed'];
+const LIVE_STATUSES: readonly MemberStatus[] = ['starting', 'working', 'waiting-plan', 'waiting-permission', 'idle', 'stopping', 'crashed'];
 
 /**
  * A member as shown: with the daemon down, a member the roster still calls live is `stopped`

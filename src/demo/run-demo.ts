@@ -14,6 +14,15 @@ import { LEAD, readConfig } from '../roster/roster.js';
 import { Doorbell } from '../watch/doorbell.js';
 import { DEMO_TASKS } from './demo-project.js';
 
+/** What the demo's teammates may run: its tasks' commands, and nothing else without asking. */
+const DEMO_SETTINGS = {
+  permissions: {
+    allow: ['Bash(mkdir:*)', 'Bash(printf:*)', 'Bash(node:*)', 'Bash(tar:*)', 'Edit(calc/**)'],
+    deny: ['Bash(rm -rf:*)', 'Bash(curl:*)'],
+    defaultMode: 'default',
+  },
+};
+
 export const DEMO_TEAM = ['alice', 'bob', 'carol'] as const;
 const DEMO_TIMEOUT_MS = 90_000;
 
@@ -48,6 +57,8 @@ export async function runDemo(hooks: DemoHooks, keep: boolean): Promise<DemoSumm
   const paths = statePaths(path.join(workspace, '.team'));
   fs.mkdirSync(paths.root, { mode: 0o700 });
   fs.writeFileSync(paths.config, `${JSON.stringify({ members: [], settings: { model: 'offline', idleTimeoutMs: 0, sandbox: 'preferred' } }, null, 2)}\n`);
+  // The demo's tasks run without asking: its commands are allowed by rule (docs/permissions.md).
+  fs.writeFileSync(path.join(paths.root, 'settings.json'), `${JSON.stringify(DEMO_SETTINGS, null, 2)}\n`);
   const { logger, show } = hooks;
   const board = new Board({ paths, locker: new FileLocker({ logger }), logger });
   const ids = new Map<string, number>();

@@ -9,6 +9,8 @@ export const MESSAGE_TYPES = [
   'shutdown_response',
   'plan_approval_request',
   'plan_approval_response',
+  'permission_request',
+  'permission_response',
   'task_completed',
   'task_failed',
   'teammate_idle',
@@ -17,8 +19,8 @@ export const MESSAGE_TYPES = [
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
 /** Request/response pairs: they carry a requestId; a response also says whether it approves. */
-export const REQUEST_TYPES: readonly MessageType[] = ['shutdown_request', 'plan_approval_request'];
-export const RESPONSE_TYPES: readonly MessageType[] = ['shutdown_response', 'plan_approval_response'];
+export const REQUEST_TYPES: readonly MessageType[] = ['shutdown_request', 'plan_approval_request', 'permission_request'];
+export const RESPONSE_TYPES: readonly MessageType[] = ['shutdown_response', 'plan_approval_response', 'permission_response'];
 
 /** Content is limited in UTF-8 bytes; the whole line (after JSON escaping) separately. */
 export const MAX_CONTENT_BYTES = 256 * 1024;

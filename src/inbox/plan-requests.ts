@@ -5,12 +5,17 @@ import { LEAD } from '../roster/roster.js';
 import { readInboxFrom } from './inbox-file.js';
 import { ProtocolKey } from './protocol-key.js';
 
-/** A teammate's plan_approval_request, and the lead's answer to it if one was sent. */
+/** A teammate's plan_approval_request or permission_request, and the lead's answer to it if one was sent. */
 export interface PlanRequest {
+  readonly kind: 'plan' | 'permission';
   readonly requestId: string;
   readonly from: string;
   readonly taskId: number | null;
+  /** The plan, or what the teammate asks to do. */
   readonly plan: string;
+  /** For a permission request: the tool and its input. */
+  readonly tool: string | null;
+  readonly input: unknown;
   readonly at: string;
   readonly answer: { readonly approve: boolean; readonly at: string } | null;
 }
@@ -22,7 +27,7 @@ export interface PlanRequest {
 export function readPlanRequests(paths: StatePaths): PlanRequest[] {
   const requests = readInboxFrom(paths.inboxFile(LEAD), 0)
     .messages.map(({ message }) => message)
-    .filter((message) => message.type === 'plan_approval_request' && message.requestId !== undefined);
+    .filter((message) => (message.type === 'plan_approval_request' || message.type === 'permission_request') && message.requestId !== undefined);
   // Only the lead's signed answers count: a forged "approval" appended to an inbox answers nothing.
   // Without a key nothing was ever signed; and a reader must not create one.
   const key = fs.existsSync(paths.protocolKey) ? new ProtocolKey(paths.protocolKey) : null;
@@ -30,7 +35,7 @@ export function readPlanRequests(paths: StatePaths): PlanRequest[] {
   for (const sender of new Set(requests.map((request) => request.from))) {
     for (const { message } of readInboxFrom(paths.inboxFile(sender), 0).messages) {
       if (
-        message.type === 'plan_approval_response' &&
+        (message.type === 'plan_approval_response' || message.type === 'permission_response') &&
         message.from === LEAD &&
         message.requestId !== undefined &&
         !answers.has(message.requestId) &&
@@ -40,6 +45,9 @@ export function readPlanRequests(paths: StatePaths): PlanRequest[] {
     }
   }
   return requests.map((request) => ({
+    kind: request.type === 'permission_request' ? ('permission' as const) : ('plan' as const),
+    tool: typeof request.tool === 'string' ? request.tool : null,
+    input: request.input,
     requestId: request.requestId!,
     from: request.from,
     taskId: typeof request.taskId === 'number' ? request.taskId : null,
@@ -61,9 +69,9 @@ export function findPlanRequest(requests: readonly PlanRequest[], idOrPrefix: st
   if (exact) return exact;
   const matches = requests.filter((request) => request.requestId.startsWith(wanted));
   if (matches.length === 1) return matches[0]!;
-  if (matches.length === 0) throw new TeamdError('INVALID_INPUT', `no plan approval request ${idOrPrefix} in the lead's inbox (list them: teamd plans)`);
+  if (matches.length === 0) throw new TeamdError('INVALID_INPUT', `no plan or permission request ${idOrPrefix} in the lead's inbox (list them: teamd plans)`);
   throw new TeamdError(
     'INVALID_INPUT',
-    `${idOrPrefix} matches ${matches.length} plan requests (${matches.map((m) => `${m.requestId.slice(0, 8)} from ${m.from}`).join(', ')}): give more of the id`,
+    `${idOrPrefix} matches ${matches.length} requests (${matches.map((m) => `${m.requestId.slice(0, 8)} from ${m.from}`).join(', ')}): give more of the id`,
   );
 }

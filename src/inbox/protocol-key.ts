@@ -6,7 +6,7 @@ import type { Message, MessageType } from './message.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 
 /** Messages that grant something: honoured only with the person's or the daemon's signature. */
-export const GRANT_TYPES: readonly MessageType[] = ['plan_approval_response', 'shutdown_request'];
+export const GRANT_TYPES: readonly MessageType[] = ['plan_approval_response', 'shutdown_request', 'permission_response'];
 
 /**
  * The secret that proves a protocol message came from the person (the CLI) or the daemon: an

@@ -3,7 +3,19 @@ import { TeamdError } from '../errors.js';
 import { readTextIfExists } from '../fs/read-text.js';
 import { nameSchema } from '../names.js';
 
-export const MEMBER_STATUSES = ['starting', 'working', 'waiting-plan', 'idle', 'asleep', 'stopping', 'shutdown', 'crashed', 'errored', 'budget'] as const;
+export const MEMBER_STATUSES = [
+  'starting',
+  'working',
+  'waiting-plan',
+  'waiting-permission',
+  'idle',
+  'asleep',
+  'stopping',
+  'shutdown',
+  'crashed',
+  'errored',
+  'budget',
+] as const;
 export type MemberStatus = (typeof MEMBER_STATUSES)[number];
 
 /** The person's own name: always a valid recipient, never a member. */

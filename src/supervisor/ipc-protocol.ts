@@ -6,7 +6,7 @@ export const workerMessageSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('status'),
     /** waiting-plan: it holds a task and waits for the lead to answer its plan (not free for other work). */
-    status: z.enum(['working', 'idle', 'waiting-plan']),
+    status: z.enum(['working', 'idle', 'waiting-plan', 'waiting-permission']),
     task: z.number().int().positive().nullable(),
     /** Why it cannot work right now (a model outage), and when it tries again. */
     problem: z.string().max(1000).nullable().optional(),

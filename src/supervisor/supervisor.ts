@@ -28,7 +28,7 @@ interface Slot {
   exited: Promise<void>;
 }
 
-const RUNNING: readonly MemberStatus[] = ['starting', 'working', 'waiting-plan', 'idle', 'stopping', 'crashed'];
+const RUNNING: readonly MemberStatus[] = ['starting', 'working', 'waiting-plan', 'waiting-permission', 'idle', 'stopping', 'crashed'];
 
 /**
  * Owns the teammate processes of one state folder: forks them, restarts crashes with backoff,

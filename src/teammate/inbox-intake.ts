@@ -53,6 +53,8 @@ export class InboxIntake {
         else blocks.push({ type: 'text', text });
       } else if (message.type === 'shutdown_request') {
         continue; // a signed one ends the teammate before injection; this one was forged (already logged)
+      } else if (message.type === 'permission_response') {
+        continue; // read by the call that asked, while it waited (policy/permission-asker.ts)
       } else if (message.from !== this.deps.name) {
         blocks.push({ type: 'text', text: messageDirective(message) });
       }

@@ -27,6 +27,7 @@ import { logAgentEvent } from './event-log.js';
 import { StatusReport } from './status-report.js';
 import { WakeTracker } from './wake-tracker.js';
 import { NextTask } from './next-task.js';
+import type { MakeGate } from './policy-wiring.js';
 
 export interface TeammateDeps {
   readonly identity: Identity;
@@ -58,6 +59,8 @@ export interface TeammateDeps {
    * a safety re-check then need not scan it, since every ready task was seen and rung for.
    */
   readonly daemonCoversBoard?: () => boolean;
+  /** Permission rules and hooks around every tool call (teammate/policy-wiring.ts); none: every call runs. */
+  readonly makeGate?: MakeGate;
 }
 
 export type RuntimeEnd = 'shutdown' | 'asleep' | 'stopped' | 'errored' | 'budget';
@@ -115,7 +118,8 @@ export class TeammateRuntime {
       save: () => this.save(),
       logger: deps.logger,
     });
-    this.tools = new ToolRegistry(ALL_TOOLS, () => this.plans.approved(this.currentTask));
+    const gate = deps.makeGate?.({ taskId: () => this.currentTask?.id ?? null, waiting: (on) => this.status.waiting(on) }) ?? null;
+    this.tools = new ToolRegistry(ALL_TOOLS, () => this.plans.approved(this.currentTask), gate);
     this.system = systemPrompt(deps.identity);
     this.outcomes = new TaskOutcomes({ name: deps.identity.name, board: deps.board, mailbox: deps.mailbox, logger: deps.logger, claims: this.claims });
     this.compactor = new Compactor({

@@ -21,6 +21,7 @@ import { TeammateRuntime, type RuntimeEnd } from './teammate-runtime.js';
 import { parseWorkerArgs } from './worker-args.js';
 import { spentTokens } from './token-budget.js';
 import { servedModel } from '../model/model-catalog.js';
+import { policyGateMaker } from './policy-wiring.js';
 
 export { OFFLINE_URL_ENV } from '../model/offline/env.js';
 import { OFFLINE_KEY_ENV, OFFLINE_URL_ENV } from '../model/offline/env.js';
@@ -92,6 +93,7 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
   if (sandbox.kind === 'none' || config.settings.sandbox === 'off')
     logger.warn({ sandbox: describeSandbox(sandbox, config.settings.sandbox) }, 'commands are NOT sandboxed');
   const protocolKey = new ProtocolKey(paths.protocolKey);
+  const mailbox = new Mailbox({ paths, logger });
   let commandsStarted = 0;
   const launcher = createShellLauncher({
     kind: sandbox,
@@ -114,7 +116,7 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     verifyGrant: (message) => protocolKey.verify(message),
     logger,
     board: new Board({ paths, locker, logger }),
-    mailbox: new Mailbox({ paths, logger }),
+    mailbox,
     consumer: new InboxConsumer({ paths, name: args.name, logger, isHandled: (id) => handled.has(id) }),
     bell,
     link,
@@ -134,6 +136,18 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     backoff: { baseMs: config.settings.modelRetryBaseMs, maxMs: config.settings.modelRetryMaxMs },
     maxTokensCap: outputCap,
     daemonCoversBoard: () => looked.covers(),
+    makeGate: policyGateMaker({
+      name: args.name,
+      role: member.role,
+      workspace,
+      paths,
+      sessionId: `${args.name}@${proc.pid}`,
+      mailbox,
+      bell,
+      verifyGrant: (message) => protocolKey.verify(message),
+      env: proc.env,
+      logger,
+    }),
   });
   link.onMessage((message) => {
     switch (message.type) {

@@ -16,6 +16,7 @@ import {
 } from './team-tools.js';
 import { budgetResult } from './output-spill.js';
 import { toolError, type Tool, type ToolContext, type ToolResult } from './tool.js';
+import type { ToolGate } from '../policy/tool-gate.js';
 
 export const ALL_TOOLS: readonly Tool[] = [
   bashTool,
@@ -50,6 +51,8 @@ export class ToolRegistry {
     tools: readonly Tool[] = ALL_TOOLS,
     /** While false, tools that need an approved plan refuse (a required plan is not approved yet). */
     private readonly planApproved: () => boolean = () => true,
+    /** Permission rules and hooks around every call (policy/tool-gate.ts); none: every call runs. */
+    private readonly gate: ToolGate | null = null,
   ) {
     this.byName = new Map(tools.map((tool) => [tool.name, tool]));
   }
@@ -77,10 +80,23 @@ export class ToolRegistry {
     if (tool.needsApprovedPlan && !this.planApproved()) {
       return toolError(`${name} changes things, and your plan is not approved yet: call submit_plan and wait for the lead's answer`);
     }
-    try {
-      return await tool.run(parsed.data, ctx);
-    } catch (error) {
-      return toolError(`${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    let input: unknown = parsed.data;
+    if (this.gate) {
+      const verdict = await this.gate.before(name, parsed.data, ctx.signal);
+      if (verdict.kind === 'refuse') return toolError(verdict.content);
+      if (verdict.input !== parsed.data) {
+        // A hook replaced the input: it is checked like the model's.
+        const replaced = tool.input.safeParse(verdict.input);
+        if (!replaced.success) return toolError(`a PreToolUse hook gave ${name} an invalid input: ${replaced.error.issues.map((i) => i.message).join('; ')}`);
+        input = replaced.data;
+      }
     }
+    let result: ToolResult;
+    try {
+      result = await tool.run(input, ctx);
+    } catch (error) {
+      result = toolError(`${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return this.gate ? this.gate.after(name, input, result) : result;
   }
 }

@@ -203,11 +203,11 @@ describe('the operator CLI', () => {
       mailbox.send({ from: 'alice', to: 'lead', type: 'plan_approval_request', requestId: id, content: `plan for ${task}\nstep two`, extra: { taskId: task } });
     const listed = await runTeamd(['plans', '--dir', dir]);
     expect(listed.stdout).toMatch(
-      /^ID\s+TEAMMATE\s+TASK\s+AGE\s+ANSWER\s+PLAN\nabcd1111\s+alice\s+3\s+\d+s\s+waiting\s+plan for 3\nabcd2222\s+alice\s+4\s+\d+s\s+waiting\s+plan for 4\n$/,
+      /^ID\s+KIND\s+TEAMMATE\s+TASK\s+AGE\s+ANSWER\s+WHAT\nabcd1111\s+plan\s+alice\s+3\s+\d+s\s+waiting\s+plan for 3\nabcd2222\s+plan\s+alice\s+4\s+\d+s\s+waiting\s+plan for 4\n$/,
     );
     const ambiguous = await runTeamd(['approve', 'abcd', '--dir', dir]);
     expect(ambiguous.code).toBe(2);
-    expect(ambiguous.stderr).toMatch(/abcd matches 2 plan requests \(abcd1111 from alice, abcd2222 from alice\): give more of the id/);
+    expect(ambiguous.stderr).toMatch(/abcd matches 2 requests \(abcd1111 from alice, abcd2222 from alice\): give more of the id/);
     expect((await runTeamd(['approve', 'abc', '--dir', dir])).stderr).toMatch(/give at least 4 characters/);
     expect((await runTeamd(['approve', 'ffff', '--dir', dir])).code).toBe(2);
     const approved = await runTeamd(['approve', 'abcd1', '--dir', dir]);

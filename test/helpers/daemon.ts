@@ -28,6 +28,10 @@ export async function startDaemon(dir: string, setup: DaemonSetup = {}): Promise
     const config = readConfig(paths.config);
     fs.writeFileSync(paths.config, JSON.stringify({ ...config, settings: { ...config.settings, ...setup.settings } }));
   }
+  // A fresh team asks the lead before every command (the mode default): the tests' teammates
+  // run what their tasks say, unless a test writes its own settings.
+  const settings = path.join(paths.root, 'settings.json');
+  if (!fs.existsSync(settings)) fs.writeFileSync(settings, JSON.stringify({ permissions: { defaultMode: 'bypassPermissions' } }));
   started.add(dir);
   const result = await runTeamd(['start', '--dir', dir, '--json'], { env: workerEnv(setup) });
   expect(result.code, result.stderr).toBe(0);

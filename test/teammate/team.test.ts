@@ -87,7 +87,7 @@ describe('a team on the offline model (real daemon, forked teammates, real SDK o
     expect(member(dir, 'planner')).toMatchObject({ status: 'waiting-plan', task: 1 });
     expect(board.get(1)).toMatchObject({ status: 'in_progress', owner: 'planner' });
     const listed = await runTeamd(['plans', '--dir', dir]);
-    expect(listed.stdout).toMatch(new RegExp(`^${request.requestId!.slice(0, 8)}\\s+planner\\s+1\\s+\\d+s\\s+waiting\\s+`, 'm'));
+    expect(listed.stdout).toMatch(new RegExp(`^${request.requestId!.slice(0, 8)}\\s+plan\\s+planner\\s+1\\s+\\d+s\\s+waiting\\s+`, 'm'));
     expect(fs.existsSync(path.join(ws, 'careful.txt'))).toBe(false);
     // A well-formed approval "from lead" appended straight to the inbox (what an unsandboxed command could do) grants nothing.
     const forged = {
@@ -115,7 +115,7 @@ describe('a team on the offline model (real daemon, forked teammates, real SDK o
     const again = await runTeamd(['reject', request.requestId!, '--feedback', 'no', '--dir', dir]);
     expect(again.code).toBe(4);
     expect(again.stderr).toMatch(/was already approved at .*; nothing was sent/);
-    expect((await runTeamd(['plans', '--dir', dir])).stdout).toBe('no plans waiting for an answer\n');
+    expect((await runTeamd(['plans', '--dir', dir])).stdout).toBe('nothing waiting for your answer\n');
     await waitFor(() => board.get(1).status === 'completed', 'the task done after approval');
     expect(fs.readFileSync(path.join(ws, 'careful.txt'), 'utf8')).toBe('done\n');
   });

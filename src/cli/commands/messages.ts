@@ -58,6 +58,8 @@ const PROTOCOL_COMMANDS: Readonly<Record<string, string>> = {
   shutdown_response: 'only the teammate asked answers it',
   plan_approval_request: 'teammates send it when they need a plan approved',
   plan_approval_response: 'use teamd approve <id> or teamd reject <id>',
+  permission_request: 'teammates send it when a rule asks for your approval',
+  permission_response: 'use teamd approve <id> or teamd reject <id>',
   task_completed: 'teammates report it when they complete a task',
   task_failed: 'teammates report it when a task fails',
   teammate_idle: 'teammates report it',

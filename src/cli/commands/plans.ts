@@ -4,47 +4,62 @@ import { findPlanRequest, readPlanRequests, type PlanRequest } from '../../inbox
 import { LEAD } from '../../roster/roster.js';
 import { openContext } from '../context.js';
 import { printJson, type Io } from '../output.js';
+import type { StatePaths } from '../../paths.js';
+import { settingsFiles } from '../../teammate/policy-wiring.js';
+import { addRuleToSettings } from '../../policy/settings-edit.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 
-/** Answers a teammate's plan request named by its id or a unique prefix; a request already answered is refused. */
-function answerPlan(io: Io, idOrPrefix: string, approve: boolean, feedback: string, options: CommonOptions): void {
+/** Answers a teammate's plan or permission request named by its id or a unique prefix; a request already answered is refused. */
+function answerRequest(io: Io, idOrPrefix: string, approve: boolean, feedback: string, options: CommonOptions & { always?: boolean }): void {
   const { paths, mailbox } = openContext(io, options.dir, 'write');
   const request = findPlanRequest(readPlanRequests(paths), idOrPrefix);
   if (request.answer)
     throw new TeamdError(
       'INVALID_TRANSITION',
-      `${request.from}'s plan ${request.requestId.slice(0, 8)} was already ${request.answer.approve ? 'approved' : 'rejected'} at ${request.answer.at}; nothing was sent`,
+      `${request.from}'s ${request.kind} request ${request.requestId.slice(0, 8)} was already ${request.answer.approve ? 'approved' : 'rejected'} at ${request.answer.at}; nothing was sent`,
     );
-  const response = mailbox.send({ from: LEAD, to: request.from, type: 'plan_approval_response', requestId: request.requestId, approve, content: feedback });
-  if (options.json) printJson(io, response);
+  if (options.always && (request.kind !== 'permission' || !approve))
+    throw new TeamdError('USAGE', '--always is for approving a permission request: it adds an allow rule');
+  const rule = options.always ? addAllowRule(paths, request) : null;
+  const type = request.kind === 'permission' ? 'permission_response' : 'plan_approval_response';
+  const response = mailbox.send({ from: LEAD, to: request.from, type, requestId: request.requestId, approve, content: feedback });
+  if (options.json) printJson(io, { ...response, ...(rule ? { rule } : {}) });
   else
     io.out(
-      `${approve ? 'approved' : 'rejected'} ${request.from}'s plan ${request.requestId.slice(0, 8)}${request.taskId ? ` for task ${request.taskId}` : ''}\n`,
+      `${approve ? 'approved' : 'rejected'} ${request.from}'s ${request.kind === 'plan' ? 'plan' : `request to run ${request.tool}`} ${request.requestId.slice(0, 8)}${request.taskId ? ` for task ${request.taskId}` : ''}${rule ? `; added the rule ${rule} to ${settingsFiles(paths, '').team}` : ''}\n`,
     );
 }
 
 export function approveCommand(io: Io): Command {
-  return withCommonOptions(new Command('approve').description("approve a teammate's plan (list them: teamd plans)"))
+  return withCommonOptions(new Command('approve').description("approve a teammate's plan or permission request (list them: teamd plans)"))
     .argument('<requestId>', 'the request id, or a unique prefix of it (at least 4 characters)')
     .option('--feedback <text>', 'a note for the teammate', '')
-    .action((requestId: string, options: CommonOptions & { feedback: string }) => answerPlan(io, requestId, true, options.feedback, options));
+    .option('--always', 'for a permission request: also allow such calls from now on (adds an allow rule to settings.json)')
+    .action((requestId: string, options: CommonOptions & { feedback: string; always?: boolean }) =>
+      answerRequest(io, requestId, true, options.feedback, options),
+    );
 }
 
 export function rejectCommand(io: Io): Command {
-  return withCommonOptions(new Command('reject').description("reject a teammate's plan, saying why (list them: teamd plans)"))
+  return withCommonOptions(new Command('reject').description("reject a teammate's plan or permission request, saying why (list them: teamd plans)"))
     .argument('<requestId>', 'the request id, or a unique prefix of it (at least 4 characters)')
-    .requiredOption('--feedback <text>', 'what to change')
-    .action((requestId: string, options: CommonOptions & { feedback: string }) => answerPlan(io, requestId, false, options.feedback, options));
+    .option('--feedback <text>', 'what to change (a plan needs it)')
+    .option('--reason <text>', 'why (the same as --feedback)')
+    .action((requestId: string, options: CommonOptions & { feedback?: string; reason?: string }) => {
+      const why = options.feedback ?? options.reason;
+      if (why === undefined || why.trim() === '') throw new TeamdError('USAGE', 'say why with --feedback <text> (or --reason <text>): the teammate reads it');
+      answerRequest(io, requestId, false, why, options);
+    });
 }
 
 export function plansCommand(io: Io): Command {
-  return withCommonOptions(new Command('plans').description('plans waiting for your answer (teamd approve|reject <id>)'))
+  return withCommonOptions(new Command('plans').description('plans and permission requests waiting for your answer (teamd approve|reject <id>)'))
     .option('--all', 'also the plans already answered')
     .action((options: CommonOptions & { all?: boolean }) => {
       const { paths } = openContext(io, options.dir, 'read');
       const requests = readPlanRequests(paths).filter((request) => options.all || request.answer === null);
       if (options.json) return printJson(io, requests);
-      if (requests.length === 0) return io.out(options.all ? 'no plan requests\n' : 'no plans waiting for an answer\n');
+      if (requests.length === 0) return io.out(options.all ? 'no plan or permission requests\n' : 'nothing waiting for your answer\n');
       io.out(formatPlans(requests, new Date()));
     });
 }
@@ -52,19 +67,20 @@ export function plansCommand(io: Io): Command {
 function formatPlans(requests: readonly PlanRequest[], now: Date): string {
   const rows = requests.map((request) => [
     request.requestId.slice(0, 8),
+    request.kind,
     request.from,
     request.taskId === null ? '-' : String(request.taskId),
     age(now.getTime() - Date.parse(request.at)),
     request.answer ? (request.answer.approve ? 'approved' : 'rejected') : 'waiting',
-    firstLine(request.plan),
+    request.kind === 'permission' ? firstLine(`${request.tool ?? '?'}: ${describeInput(request.input)}`) : firstLine(request.plan),
   ]);
-  const header = ['ID', 'TEAMMATE', 'TASK', 'AGE', 'ANSWER', 'PLAN'];
-  const widths = header.slice(0, 5).map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const header = ['ID', 'KIND', 'TEAMMATE', 'TASK', 'AGE', 'ANSWER', 'WHAT'];
+  const widths = header.slice(0, 6).map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (row: readonly string[]): string =>
     `${row
-      .slice(0, 5)
+      .slice(0, 6)
       .map((cell, column) => cell.padEnd(widths[column]!))
-      .join('  ')}  ${row[5]}`.trimEnd();
+      .join('  ')}  ${row[6]}`.trimEnd();
   return `${[line(header), ...rows.map(line)].join('\n')}\n`;
 }
 
@@ -80,4 +96,28 @@ export function age(ms: number): string {
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
   if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
   return `${Math.floor(seconds / 86_400)}d`;
+}
+
+function describeInput(input: unknown): string {
+  const record = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+  if (typeof record.command === 'string') return record.command;
+  if (typeof record.path === 'string') return record.path;
+  return JSON.stringify(input) ?? '';
+}
+
+/** The allow rule an --always approval adds: the exact command for bash, the file for file tools, the tool otherwise. */
+function addAllowRule(paths: StatePaths, request: PlanRequest): string {
+  const record = (typeof request.input === 'object' && request.input !== null ? request.input : {}) as Record<string, unknown>;
+  const tool = request.tool ?? '';
+  const specifier =
+    tool === 'bash' && typeof record.command === 'string' ? record.command.replace(/\s+/g, ' ').trim() : typeof record.path === 'string' ? record.path : null;
+  // Never wider than what was asked: a call that cannot be written as a rule gets no rule.
+  if (specifier === null || specifier.includes(')') || specifier === '')
+    throw new TeamdError(
+      'USAGE',
+      `this call cannot be written as one allow rule; approve it without --always, and add a rule to ${settingsFiles(paths, '').team} by hand`,
+    );
+  const rule = `${tool === 'bash' ? 'Bash' : tool}(${specifier})`;
+  addRuleToSettings(settingsFiles(paths, '').team, 'allow', rule);
+  return rule;
 }

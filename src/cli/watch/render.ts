@@ -15,6 +15,7 @@ const RESET = '\x1b[0m';
 const STATUS_COLOR: Record<string, string> = {
   working: GREEN,
   'waiting-plan': YELLOW,
+  'waiting-permission': YELLOW,
   asleep: DIM,
   starting: YELLOW,
   stopping: YELLOW,
@@ -39,7 +40,19 @@ export interface FrameOptions {
 }
 
 /** Members that need the person first: errored, crashed, out of budget, waiting for a plan. */
-const MEMBER_ATTENTION = ['errored', 'crashed', 'budget', 'waiting-plan', 'starting', 'stopping', 'working', 'idle', 'asleep', 'shutdown'];
+const MEMBER_ATTENTION = [
+  'errored',
+  'crashed',
+  'budget',
+  'waiting-permission',
+  'waiting-plan',
+  'starting',
+  'stopping',
+  'working',
+  'idle',
+  'asleep',
+  'shutdown',
+];
 
 function taskRank(task: TaskView): number {
   if (task.status === 'failed') return 0;
@@ -127,7 +140,7 @@ function rank(order: readonly string[], status: string): number {
 }
 
 function needsAttention(hidden: readonly Member[]): number {
-  return hidden.filter((m) => rank(MEMBER_ATTENTION, m.status) <= 3).length;
+  return hidden.filter((m) => rank(MEMBER_ATTENTION, m.status) <= 4).length;
 }
 
 /** The rows that fit; when some do not, the last row says how many are hidden (and how many of them need a look). */

@@ -1,0 +1,184 @@
+import { spawn } from 'node:child_process';
+import type { Logger } from '../logger.js';
+import type { HookEvent, HookGroup } from './settings.js';
+
+/** Bytes kept of a hook's stdout and of its stderr: a hook that prints megabytes cannot flood a teammate. */
+export const HOOK_OUTPUT_BYTES = 64 * 1024;
+
+/** What a hook is told, on stdin as JSON (Claude Code's field names where they exist). */
+export interface HookPayload {
+  readonly hook_event_name: HookEvent;
+  readonly session_id: string;
+  readonly cwd: string;
+  readonly teammate: string;
+  readonly role: string;
+  readonly task_id: number | null;
+  readonly tool_name?: string;
+  readonly tool_input?: unknown;
+  readonly tool_response?: { readonly content: string; readonly is_error: boolean };
+  readonly prompt?: string;
+}
+
+export interface HookRun {
+  readonly command: string;
+  readonly code: number | null;
+  readonly timedOut: boolean;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** What the hooks of one event decided, together. */
+export interface HookOutcome {
+  /** An exit 2 (or `decision: "block"`): the call is blocked, the turn continues; `reason` goes to the model. */
+  readonly block: { readonly reason: string; readonly command: string } | null;
+  /** PreToolUse: a hook's `permissionDecision`, the strictest of them (deny over ask over allow). */
+  readonly permission: { readonly decision: 'allow' | 'deny' | 'ask'; readonly reason: string } | null;
+  /** PreToolUse: the input a hook replaced (the last one that did). */
+  readonly updatedInput: unknown;
+  readonly runs: readonly HookRun[];
+}
+
+export interface HookEnvironment {
+  readonly workspace: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly logger: Logger;
+}
+
+/**
+ * Runs the hooks of an event whose matcher fits `subject` (a tool name; events without tools
+ * match every group), one after the other, each a shell command in the workspace with the
+ * payload on stdin, killed with its process group at its timeout. Exit 0: go on, its JSON output
+ * may decide; exit 2: block with its stderr; anything else: a warning, and the call goes on.
+ */
+export async function runHooks(
+  groups: readonly HookGroup[] | undefined,
+  subject: string | null,
+  payload: HookPayload,
+  deps: HookEnvironment,
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<HookOutcome> {
+  const outcome: { block: HookOutcome['block']; permission: HookOutcome['permission']; updatedInput: unknown; runs: HookRun[] } = {
+    block: null,
+    permission: null,
+    updatedInput: undefined,
+    runs: [],
+  };
+  for (const group of groups ?? []) {
+    if (group.matcher && subject !== null && !group.matcher.test(subject)) continue;
+    for (const hook of group.hooks) {
+      const run = await runOne(hook.command, hook.timeoutMs, payload, deps, extraEnv);
+      outcome.runs.push(run);
+      const log = { hook: hook.command, event: payload.hook_event_name, taskId: payload.task_id, tool: payload.tool_name, code: run.code };
+      if (run.timedOut) {
+        deps.logger.warn({ ...log, timeoutMs: hook.timeoutMs }, 'hook killed at its timeout; going on');
+        continue;
+      }
+      if (run.code === 2) {
+        deps.logger.info({ ...log, reason: run.stderr.slice(0, 500) }, 'hook blocked');
+        outcome.block ??= { reason: run.stderr.trim() || `blocked by the hook ${hook.command}`, command: hook.command };
+        continue;
+      }
+      if (run.code !== 0) {
+        deps.logger.warn({ ...log, stderr: run.stderr.slice(0, 500) }, 'hook failed; going on');
+        continue;
+      }
+      readJsonOutput(run, outcome, deps.logger, log);
+    }
+  }
+  return outcome;
+}
+
+const STRICTNESS = { allow: 0, ask: 1, deny: 2 } as const;
+
+function readJsonOutput(
+  run: HookRun,
+  outcome: { block: HookOutcome['block']; permission: HookOutcome['permission']; updatedInput: unknown },
+  logger: Logger,
+  log: object,
+): void {
+  const text = run.stdout.trim();
+  if (!text.startsWith('{')) return;
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    logger.warn(log, 'hook printed JSON that does not parse; ignored');
+    return;
+  }
+  const specific = (typeof json.hookSpecificOutput === 'object' && json.hookSpecificOutput !== null ? json.hookSpecificOutput : {}) as Record<string, unknown>;
+  const reasonValue = specific.permissionDecisionReason ?? json.reason;
+  const reason = typeof reasonValue === 'string' ? reasonValue : '';
+  if (json.decision === 'block') outcome.block ??= { reason: reason || `blocked by the hook ${run.command}`, command: run.command };
+  const decision = specific.permissionDecision ?? json.permissionDecision;
+  if (decision === 'allow' || decision === 'deny' || decision === 'ask') {
+    if (!outcome.permission || STRICTNESS[decision] > STRICTNESS[outcome.permission.decision])
+      outcome.permission = { decision, reason: reason || `the hook ${run.command} said ${decision}` };
+  }
+  const updated = specific.updatedInput ?? json.updatedInput;
+  if (updated !== undefined) outcome.updatedInput = updated;
+}
+
+function runOne(command: string, timeoutMs: number, payload: HookPayload, deps: HookEnvironment, extraEnv: NodeJS.ProcessEnv): Promise<HookRun> {
+  return new Promise((resolve) => {
+    const child = spawn('/bin/sh', ['-c', command], {
+      cwd: deps.workspace,
+      env: { ...deps.env, ...extraEnv, TEAMD_HOOK_EVENT: payload.hook_event_name, TEAMD_TEAMMATE: payload.teammate, CLAUDE_PROJECT_DIR: deps.workspace },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const out = boundedCollector();
+    const err = boundedCollector();
+    child.stdout.on('data', out.add);
+    child.stderr.on('data', err.add);
+    child.stdin.on('error', () => {}); // a hook that does not read its stdin
+    child.stdin.end(JSON.stringify(payload));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid);
+    }, timeoutMs);
+    const finish = (code: number | null): void => {
+      clearTimeout(timer);
+      // Whatever it started in the background goes with it.
+      killGroup(child.pid);
+      resolve({ command, code, timedOut, stdout: out.text(), stderr: err.text() });
+    };
+    let exitCode: number | null = null;
+    // The hook is done when its shell exits: what it left running in the background goes then, so its pipes close.
+    child.once('exit', (code) => {
+      exitCode = code;
+      killGroup(child.pid);
+    });
+    child.once('error', () => finish(null));
+    child.once('close', (code) => finish(code ?? exitCode));
+  });
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+function boundedCollector(): { add: (chunk: Buffer) => void; text: () => string } {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let dropped = 0;
+  return {
+    add: (chunk) => {
+      const room = HOOK_OUTPUT_BYTES - size;
+      if (room <= 0) {
+        dropped += chunk.length;
+        return;
+      }
+      const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      chunks.push(kept);
+      size += kept.length;
+      dropped += chunk.length - kept.length;
+    },
+    text: () => `${Buffer.concat(chunks).toString('utf8')}${dropped > 0 ? `\n… [${dropped} more bytes left out]` : ''}`,
+  };
+}

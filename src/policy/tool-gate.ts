@@ -1,0 +1,113 @@
+import type { Logger } from '../logger.js';
+import type { ToolResult } from '../tools/tool.js';
+import { decide, type Decision } from './permissions.js';
+import { runHooks, type HookEnvironment, type HookPayload } from './hooks.js';
+import type { PermissionAsker } from './permission-asker.js';
+import type { SettingsSource } from './settings-source.js';
+
+/** What the registry does with a call after the gate: run it (maybe with an input a hook replaced), or answer the model with why not. */
+export type GateVerdict = { readonly kind: 'run'; readonly input: unknown } | { readonly kind: 'refuse'; readonly content: string };
+
+/** The registry's policy layer: the same for every tool, built-in or added later (mcp__server__tool). */
+export interface ToolGate {
+  before(tool: string, input: unknown, signal: AbortSignal): Promise<GateVerdict>;
+  after(tool: string, input: unknown, result: ToolResult): Promise<ToolResult>;
+}
+
+export interface GateIdentity {
+  readonly name: string;
+  readonly role: string;
+  readonly workspace: string;
+  readonly stateDir: string;
+  readonly sessionId: string;
+  readonly taskId: () => number | null;
+}
+
+/**
+ * Permission rules and PreToolUse/PostToolUse hooks around every tool call. Order: the rules
+ * decide (deny ends it), PreToolUse hooks run (exit 2 or a `deny` ends it; `ask` or `allow` may
+ * change an undecided call), an `ask` goes to the lead, then the tool runs and PostToolUse hooks
+ * see its output (exit 2 adds their feedback to the result). Every decision is logged with the task id.
+ */
+export class PolicyGate implements ToolGate {
+  constructor(
+    private readonly deps: {
+      readonly identity: GateIdentity;
+      readonly settings: SettingsSource;
+      readonly asker: PermissionAsker;
+      readonly hookEnv: HookEnvironment;
+      readonly logger: Logger;
+    },
+  ) {}
+
+  async before(tool: string, input: unknown, signal: AbortSignal): Promise<GateVerdict> {
+    const { identity, logger } = this.deps;
+    const settings = this.deps.settings.current();
+    const taskId = identity.taskId();
+    const record = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+    let decision: Decision = decide({ tool, input: record, workspace: identity.workspace, stateDir: identity.stateDir }, settings.rules);
+    const log = { taskId, tool };
+    if (decision.kind === 'deny') {
+      logger.info({ ...log, why: decision.why }, 'tool call denied');
+      return { kind: 'refuse', content: `Permission denied: ${decision.why}. Do not try to get around it; do something else or tell the lead.` };
+    }
+    const hooks = await runHooks(settings.hooks.PreToolUse, tool, this.payload('PreToolUse', { tool_name: tool, tool_input: input }), this.deps.hookEnv);
+    if (hooks.block) {
+      logger.info({ ...log, hook: hooks.block.command }, 'tool call blocked by a PreToolUse hook');
+      return { kind: 'refuse', content: `Blocked by a PreToolUse hook: ${hooks.block.reason}` };
+    }
+    if (hooks.permission?.decision === 'deny') {
+      logger.info({ ...log, why: hooks.permission.reason }, 'tool call denied by a PreToolUse hook');
+      return { kind: 'refuse', content: `Permission denied by a hook: ${hooks.permission.reason}` };
+    }
+    if (hooks.permission) decision = { kind: hooks.permission.decision, why: hooks.permission.reason };
+    const finalInput = hooks.updatedInput === undefined ? input : hooks.updatedInput;
+    if (decision.kind === 'ask') {
+      const answer = await this.deps.asker.ask(
+        { tool, input: finalInput, taskId, why: decision.why },
+        settings.askTimeoutMs,
+        settings.askTimeoutDecision,
+        signal,
+      );
+      logger.info({ ...log, allowed: answer.allow, by: answer.by, reason: answer.reason }, answer.allow ? 'asked: allowed' : 'asked: refused');
+      if (!answer.allow)
+        return {
+          kind: 'refuse',
+          content: `Permission refused${answer.by === 'lead' ? ' by the lead' : ''}: ${answer.reason || 'no reason given'}. Do something else or tell the lead.`,
+        };
+      return { kind: 'run', input: finalInput };
+    }
+    logger.info({ ...log, why: decision.why }, 'tool call allowed');
+    return { kind: 'run', input: finalInput };
+  }
+
+  async after(tool: string, input: unknown, result: ToolResult): Promise<ToolResult> {
+    const settings = this.deps.settings.current();
+    const groups = settings.hooks.PostToolUse;
+    if (!groups || groups.length === 0) return result;
+    const file = typeof (input as { path?: unknown } | null)?.path === 'string' ? (input as { path: string }).path : '';
+    const hooks = await runHooks(
+      groups,
+      tool,
+      this.payload('PostToolUse', { tool_name: tool, tool_input: input, tool_response: { content: result.content, is_error: result.isError === true } }),
+      this.deps.hookEnv,
+      { TEAMD_FILE: file },
+    );
+    if (!hooks.block) return result;
+    this.deps.logger.info({ taskId: this.deps.identity.taskId(), tool, hook: hooks.block.command }, 'PostToolUse hook gave feedback');
+    return { ...result, content: `${result.content}\n\n[PostToolUse hook feedback] ${hooks.block.reason}` };
+  }
+
+  private payload(event: HookPayload['hook_event_name'], extra: Partial<HookPayload>): HookPayload {
+    const { identity } = this.deps;
+    return {
+      hook_event_name: event,
+      session_id: identity.sessionId,
+      cwd: identity.workspace,
+      teammate: identity.name,
+      role: identity.role,
+      task_id: identity.taskId(),
+      ...extra,
+    };
+  }
+}

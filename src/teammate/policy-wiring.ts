@@ -1,0 +1,60 @@
+import path from 'node:path';
+import type { Mailbox } from '../inbox/mailbox.js';
+import type { Message } from '../inbox/message.js';
+import type { Logger } from '../logger.js';
+import type { StatePaths } from '../paths.js';
+import { PermissionAsker } from '../policy/permission-asker.js';
+import { SettingsSource } from '../policy/settings-source.js';
+import { PolicyGate, type ToolGate } from '../policy/tool-gate.js';
+import type { Doorbell } from '../watch/doorbell.js';
+
+/** What the runtime tells the gate as it goes: the task in hand, and when a call waits for the lead. */
+export interface GateView {
+  readonly taskId: () => number | null;
+  readonly waiting: (on: boolean) => void;
+}
+
+export type MakeGate = (view: GateView) => ToolGate;
+
+/** Where a teammate's settings live: the team's file, and its role's on top. */
+export function settingsFiles(paths: StatePaths, role: string): { team: string; role: string | null } {
+  const safeRole = /^[A-Za-z0-9_-]{1,64}$/.test(role) ? role : null;
+  return { team: path.join(paths.root, 'settings.json'), role: safeRole ? path.join(paths.root, 'roles', `${safeRole}.json`) : null };
+}
+
+/** Builds the policy gate of one teammate (permission rules, hooks, asking the lead). */
+export function policyGateMaker(deps: {
+  readonly name: string;
+  readonly role: string;
+  readonly workspace: string;
+  readonly paths: StatePaths;
+  readonly sessionId: string;
+  readonly mailbox: Mailbox;
+  readonly bell: Doorbell;
+  readonly verifyGrant: (message: Message) => boolean;
+  readonly env: NodeJS.ProcessEnv;
+  readonly logger: Logger;
+}): MakeGate {
+  const settings = new SettingsSource(settingsFiles(deps.paths, deps.role), deps.logger);
+  // Read once at start: a bad file is reported as the teammate starts, not at its first call.
+  settings.current();
+  return (view) =>
+    new PolicyGate({
+      identity: { name: deps.name, role: deps.role, workspace: deps.workspace, stateDir: deps.paths.root, sessionId: deps.sessionId, taskId: view.taskId },
+      settings,
+      asker: new PermissionAsker({
+        name: deps.name,
+        paths: deps.paths,
+        mailbox: deps.mailbox,
+        verifyGrant: deps.verifyGrant,
+        waitForInbox: async (signal, timeoutMs) => {
+          const timer = AbortSignal.timeout(Math.max(1, timeoutMs));
+          await deps.bell.wait(AbortSignal.any([signal, timer]));
+        },
+        waiting: view.waiting,
+        logger: deps.logger,
+      }),
+      hookEnv: { workspace: deps.workspace, env: deps.env, logger: deps.logger },
+      logger: deps.logger,
+    });
+}
