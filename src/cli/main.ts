@@ -44,6 +44,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
   approve: async () => (await import('./commands/plans.js')).approveCommand,
   reject: async () => (await import('./commands/plans.js')).rejectCommand,
   plans: async () => (await import('./commands/plans.js')).plansCommand,
+  'check-settings': async () => (await import('./commands/check-settings.js')).checkSettingsCommand,
   watch: async () => (await import('./commands/watch.js')).watchCommand,
   logs: async () => (await import('./commands/logs.js')).logsCommand,
   service: async () => (await import('./commands/service.js')).serviceCommand,

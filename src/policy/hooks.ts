@@ -52,7 +52,7 @@ export interface HookEnvironment {
  */
 export async function runHooks(
   groups: readonly HookGroup[] | undefined,
-  subject: string | null,
+  subject: readonly string[] | null,
   payload: HookPayload,
   deps: HookEnvironment,
   extraEnv: NodeJS.ProcessEnv = {},
@@ -64,7 +64,7 @@ export async function runHooks(
     runs: [],
   };
   for (const group of groups ?? []) {
-    if (group.matcher && subject !== null && !group.matcher.test(subject)) continue;
+    if (group.matcher && subject !== null && !subject.some((name) => group.matcher!.test(name))) continue;
     for (const hook of group.hooks) {
       const run = await runOne(hook.command, hook.timeoutMs, payload, deps, extraEnv);
       outcome.runs.push(run);

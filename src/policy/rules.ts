@@ -25,6 +25,22 @@ const ALIASES: Readonly<Record<string, readonly string[]>> = {
   Grep: ['grep'],
 };
 
+/** The name Claude Code gives a teamd tool, for hook matchers written for Claude Code (`Bash`, `Edit|Write`). */
+const CLAUDE_NAMES: Readonly<Record<string, string>> = {
+  bash: 'Bash',
+  read_file: 'Read',
+  write_file: 'Write',
+  edit_file: 'Edit',
+  glob: 'Glob',
+  grep: 'Grep',
+};
+
+/** The names a hook matcher is tried against: teamd's, and Claude Code's where it has one. */
+export function toolNames(tool: string): string[] {
+  const claude = CLAUDE_NAMES[tool];
+  return claude ? [tool, claude] : [tool];
+}
+
 const RULE = /^([A-Za-z_][A-Za-z0-9_-]*)(?:\((.*)\))?$/s;
 
 /** Parses one rule; a malformed one is an error naming it (the settings are refused as a whole). */

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { TeamdError } from '../errors.js';
 import { parseRules, PERMISSION_MODES, type PermissionRules } from './permissions.js';
 import { parseRule } from './rules.js';
+import { jsonErrorOffset } from './json-error-position.js';
 
 /** Hook events: Claude Code's, and teamd's own about the team's work. */
 export const HOOK_EVENTS = [
@@ -62,7 +63,14 @@ export const settingsFileSchema = z.looseObject({
       askTimeoutDecision: z.enum(['allow', 'deny']).optional(),
     })
     .optional(),
-  hooks: z.partialRecord(z.enum(HOOK_EVENTS), z.array(hookGroupSchema)).optional(),
+  hooks: z
+    .record(z.string(), z.array(hookGroupSchema))
+    .superRefine((hooks, ctx) => {
+      for (const event of Object.keys(hooks))
+        if (!(HOOK_EVENTS as readonly string[]).includes(event))
+          ctx.addIssue({ code: 'custom', path: [event], message: `${JSON.stringify(event)} is not a hook event: use one of ${HOOK_EVENTS.join(', ')}` });
+    })
+    .optional(),
 });
 export type SettingsFile = z.infer<typeof settingsFileSchema>;
 
@@ -152,12 +160,12 @@ export function combineSettings(team: SettingsFile | null, role: SettingsFile | 
 }
 
 function describeJsonError(raw: string, error: Error): string {
-  const position = /position (\d+)/.exec(error.message);
-  if (!position) return `not valid JSON (${error.message})`;
-  const before = raw.slice(0, Number(position[1]));
+  const offset = jsonErrorOffset(raw);
+  if (offset === null) return `not valid JSON (${error.message.split('\n')[0]})`;
+  const before = raw.slice(0, offset);
   const line = before.split('\n').length;
-  const column = before.length - before.lastIndexOf('\n');
-  return `not valid JSON at line ${line}, column ${column} (${error.message.replace(/ in JSON at position \d+.*$/, '')})`;
+  const column = offset - before.lastIndexOf('\n');
+  return `not valid JSON at line ${line}, column ${column}`;
 }
 
 /** The line of the last key of a path, found by searching the text in order: good enough to point a person at it. */

@@ -4,6 +4,7 @@ import { decide, type Decision } from './permissions.js';
 import { runHooks, type HookEnvironment, type HookPayload } from './hooks.js';
 import type { PermissionAsker } from './permission-asker.js';
 import type { SettingsSource } from './settings-source.js';
+import { toolNames } from './rules.js';
 
 /** What the registry does with a call after the gate: run it (maybe with an input a hook replaced), or answer the model with why not. */
 export type GateVerdict = { readonly kind: 'run'; readonly input: unknown } | { readonly kind: 'refuse'; readonly content: string };
@@ -51,7 +52,12 @@ export class PolicyGate implements ToolGate {
       logger.info({ ...log, why: decision.why }, 'tool call denied');
       return { kind: 'refuse', content: `Permission denied: ${decision.why}. Do not try to get around it; do something else or tell the lead.` };
     }
-    const hooks = await runHooks(settings.hooks.PreToolUse, tool, this.payload('PreToolUse', { tool_name: tool, tool_input: input }), this.deps.hookEnv);
+    const hooks = await runHooks(
+      settings.hooks.PreToolUse,
+      toolNames(tool),
+      this.payload('PreToolUse', { tool_name: tool, tool_input: input }),
+      this.deps.hookEnv,
+    );
     if (hooks.block) {
       logger.info({ ...log, hook: hooks.block.command }, 'tool call blocked by a PreToolUse hook');
       return { kind: 'refuse', content: `Blocked by a PreToolUse hook: ${hooks.block.reason}` };
@@ -88,7 +94,7 @@ export class PolicyGate implements ToolGate {
     const file = typeof (input as { path?: unknown } | null)?.path === 'string' ? (input as { path: string }).path : '';
     const hooks = await runHooks(
       groups,
-      tool,
+      toolNames(tool),
       this.payload('PostToolUse', { tool_name: tool, tool_input: input, tool_response: { content: result.content, is_error: result.isError === true } }),
       this.deps.hookEnv,
       { TEAMD_FILE: file },

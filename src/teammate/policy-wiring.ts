@@ -6,6 +6,7 @@ import type { StatePaths } from '../paths.js';
 import { PermissionAsker } from '../policy/permission-asker.js';
 import { SettingsSource } from '../policy/settings-source.js';
 import { PolicyGate, type ToolGate } from '../policy/tool-gate.js';
+import { EventHooks } from '../policy/event-hooks.js';
 import type { Doorbell } from '../watch/doorbell.js';
 
 /** What the runtime tells the gate as it goes: the task in hand, and when a call waits for the lead. */
@@ -14,7 +15,13 @@ export interface GateView {
   readonly waiting: (on: boolean) => void;
 }
 
-export type MakeGate = (view: GateView) => ToolGate;
+/** A teammate's policy: the gate around tool calls and the hooks of its other events. */
+export interface Policy {
+  readonly gate: ToolGate;
+  readonly events: EventHooks;
+}
+
+export type MakeGate = (view: GateView) => Policy;
 
 /** Where a teammate's settings live: the team's file, and its role's on top. */
 export function settingsFiles(paths: StatePaths, role: string): { team: string; role: string | null } {
@@ -38,9 +45,11 @@ export function policyGateMaker(deps: {
   const settings = new SettingsSource(settingsFiles(deps.paths, deps.role), deps.logger);
   // Read once at start: a bad file is reported as the teammate starts, not at its first call.
   settings.current();
-  return (view) =>
-    new PolicyGate({
-      identity: { name: deps.name, role: deps.role, workspace: deps.workspace, stateDir: deps.paths.root, sessionId: deps.sessionId, taskId: view.taskId },
+  const hookEnv = { workspace: deps.workspace, env: deps.env, logger: deps.logger };
+  return (view) => {
+    const identity = { name: deps.name, role: deps.role, workspace: deps.workspace, stateDir: deps.paths.root, sessionId: deps.sessionId, taskId: view.taskId };
+    const gate = new PolicyGate({
+      identity,
       settings,
       asker: new PermissionAsker({
         name: deps.name,
@@ -54,7 +63,9 @@ export function policyGateMaker(deps: {
         waiting: view.waiting,
         logger: deps.logger,
       }),
-      hookEnv: { workspace: deps.workspace, env: deps.env, logger: deps.logger },
+      hookEnv,
       logger: deps.logger,
     });
+    return { gate, events: new EventHooks({ identity, settings, hookEnv }) };
+  };
 }

@@ -28,6 +28,7 @@ import { StatusReport } from './status-report.js';
 import { WakeTracker } from './wake-tracker.js';
 import { NextTask } from './next-task.js';
 import type { MakeGate } from './policy-wiring.js';
+import { RuntimeHooks } from './runtime-hooks.js';
 
 export interface TeammateDeps {
   readonly identity: Identity;
@@ -96,6 +97,7 @@ export class TeammateRuntime {
 
   private readonly plans: PlanGate;
   private readonly intake: InboxIntake;
+  private readonly hooks: RuntimeHooks;
 
   constructor(private readonly deps: TeammateDeps) {
     this.status = new StatusReport(deps.link);
@@ -118,8 +120,9 @@ export class TeammateRuntime {
       save: () => this.save(),
       logger: deps.logger,
     });
-    const gate = deps.makeGate?.({ taskId: () => this.currentTask?.id ?? null, waiting: (on) => this.status.waiting(on) }) ?? null;
-    this.tools = new ToolRegistry(ALL_TOOLS, () => this.plans.approved(this.currentTask), gate);
+    const policy = deps.makeGate?.({ taskId: () => this.currentTask?.id ?? null, waiting: (on) => this.status.waiting(on) }) ?? null;
+    this.hooks = new RuntimeHooks(policy?.events ?? null, deps.session, deps.logger);
+    this.tools = new ToolRegistry(ALL_TOOLS, () => this.plans.approved(this.currentTask), policy?.gate ?? null);
     this.system = systemPrompt(deps.identity);
     this.outcomes = new TaskOutcomes({ name: deps.identity.name, board: deps.board, mailbox: deps.mailbox, logger: deps.logger, claims: this.claims });
     this.compactor = new Compactor({
@@ -143,6 +146,7 @@ export class TeammateRuntime {
     const { link } = this.deps;
     link.send({ type: 'ready' });
     this.report('idle');
+    await this.hooks.sessionStart();
     let idleSince = Date.now();
     let recheck = false;
     // Spent before this start (a restart, a wake): it stops again, without telling the lead twice.
@@ -161,7 +165,10 @@ export class TeammateRuntime {
         this.answerShutdown(this.shutdownRequest);
         return 'shutdown';
       }
-      if (injected) this.answerPending = true;
+      if (injected) {
+        this.answerPending = true;
+        await this.hooks.promptSubmitted();
+      }
       if (this.backoff && Date.now() < this.backoff.until) {
         this.report('idle');
         await waitForWork(this.deps.bell, this.stopper.signal, Date.now(), Math.max(1, this.backoff.until - Date.now()));
@@ -180,6 +187,7 @@ export class TeammateRuntime {
         continue;
       }
       this.report('idle');
+      await this.hooks.idle();
       const woke = await waitForWork(this.deps.bell, this.stopper.signal, idleSince, this.deps.idleTimeoutMs);
       recheck = woke === 'recheck';
       if (woke === 'timeout') {
@@ -206,6 +214,7 @@ export class TeammateRuntime {
       session.messages,
       directives.map((text) => ({ type: 'text' as const, text })),
     );
+    await this.hooks.promptSubmitted();
     return true;
   }
 
@@ -225,6 +234,11 @@ export class TeammateRuntime {
   private async work(): Promise<void> {
     for (let reminders = 0; ; reminders++) {
       const end = await this.runUnit();
+      // A Stop hook that exits 2 sends the model back to work with its feedback (a bounded number of times).
+      if (end.kind === 'turn_end' && end.reason === 'end_turn' && (await this.hooks.stopContinues())) {
+        reminders--;
+        continue;
+      }
       const task = this.currentTask;
       const owns = task !== null && this.outcomes.ownsOpen(task.id);
       const after = decideAfterUnit(end, { ownsTask: owns, awaitingPlan: owns && this.plans.awaitingAnswer(task), reminders });
@@ -327,6 +341,7 @@ export class TeammateRuntime {
   }
 
   private applyEffect(effect: ToolEffect): void {
+    this.hooks.taskEvent(effect);
     switch (effect.kind) {
       case 'task-claimed':
         this.take(this.deps.board.get(effect.id));

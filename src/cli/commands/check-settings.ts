@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command } from 'commander';
+import { TeamdError } from '../../errors.js';
+import { combineSettings, readSettingsFile, type HookEvent } from '../../policy/settings.js';
+import { pathsFor } from '../context.js';
+import { printJson, type Io } from '../output.js';
+import { withCommonOptions, type CommonOptions } from './common.js';
+
+/** Checks the team's settings and every role's, or one file, without applying anything. */
+export function checkSettingsCommand(io: Io): Command {
+  return withCommonOptions(
+    new Command('check-settings').description('validate settings.json and roles/*.json (permission rules and hooks) without applying them'),
+  )
+    .option('--file <path>', 'check this file instead')
+    .action((options: CommonOptions & { file?: string }) => {
+      const paths = pathsFor(io, options.dir);
+      const rolesDir = path.join(paths.root, 'roles');
+      const files = options.file
+        ? [path.resolve(io.cwd, options.file)]
+        : [path.join(paths.root, 'settings.json'), ...listJson(rolesDir).map((name) => path.join(rolesDir, name))];
+      const reports = files.map((file) => {
+        const parsed = readSettingsFile(file);
+        if (parsed === null) {
+          if (options.file) throw new TeamdError('INVALID_INPUT', `${file} does not exist`);
+          return { file, exists: false };
+        }
+        const settings = combineSettings(parsed, null);
+        const hooks = Object.fromEntries(
+          (Object.entries(settings.hooks) as [HookEvent, readonly { hooks: readonly unknown[] }[]][]).map(([event, groups]) => [
+            event,
+            groups.reduce((sum, group) => sum + group.hooks.length, 0),
+          ]),
+        );
+        return {
+          file,
+          exists: true,
+          mode: settings.rules.mode,
+          allow: settings.rules.allow.length,
+          deny: settings.rules.deny.length,
+          ask: settings.rules.ask.length,
+          hooks,
+        };
+      });
+      if (options.json) return printJson(io, reports);
+      for (const report of reports) {
+        if (!report.exists) {
+          io.out(`${report.file}: absent (the mode default: reads allowed, everything else asked)\n`);
+          continue;
+        }
+        const hooks = Object.entries(report.hooks ?? {}).map(([event, count]) => `${event} ${count}`);
+        io.out(
+          `${report.file}: ok, mode ${report.mode}, ${report.allow} allow, ${report.ask} ask, ${report.deny} deny rules; hooks: ${hooks.length ? hooks.join(', ') : 'none'}\n`,
+        );
+      }
+    });
+}
+
+function listJson(dir: string): string[] {
+  try {
+    return fs
+      .readdirSync(dir)
+      .filter((name) => name.endsWith('.json'))
+      .sort();
+  } catch {
+    return [];
+  }
+}

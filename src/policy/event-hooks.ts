@@ -1,0 +1,33 @@
+import type { HookEnvironment, HookOutcome, HookPayload } from './hooks.js';
+import { runHooks } from './hooks.js';
+import type { HookEvent } from './settings.js';
+import type { SettingsSource } from './settings-source.js';
+import type { GateIdentity } from './tool-gate.js';
+
+/** Hooks of the events that are not tool calls: a turn's end, a session's start, the team's work. */
+export class EventHooks {
+  constructor(
+    private readonly deps: {
+      readonly identity: GateIdentity;
+      readonly settings: SettingsSource;
+      readonly hookEnv: HookEnvironment;
+    },
+  ) {}
+
+  async run(
+    event: Exclude<HookEvent, 'PreToolUse' | 'PostToolUse'>,
+    extra: Partial<HookPayload> & { readonly task_id?: number | null } = {},
+  ): Promise<HookOutcome> {
+    const { identity } = this.deps;
+    const payload: HookPayload = {
+      hook_event_name: event,
+      session_id: identity.sessionId,
+      cwd: identity.workspace,
+      teammate: identity.name,
+      role: identity.role,
+      task_id: identity.taskId(),
+      ...extra,
+    };
+    return runHooks(this.deps.settings.current().hooks[event], null, payload, this.deps.hookEnv);
+  }
+}

@@ -1,0 +1,160 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openBoard } from '../helpers/board.js';
+import { member, startDaemon } from '../helpers/daemon.js';
+import { runTeamd } from '../helpers/processes.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { waitFor } from '../helpers/wait.js';
+
+const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;
+
+/** A workspace whose team runs under `settings`, with alice spawned. */
+async function team(settings: unknown) {
+  const ws = makeTempDir('teamd-ws-');
+  const dir = path.join(ws, '.team');
+  fs.mkdirSync(dir, { recursive: true });
+  const settingsFile = path.join(dir, 'settings.json');
+  fs.writeFileSync(settingsFile, JSON.stringify(settings));
+  const { board } = openBoard(dir);
+  await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
+  const spawned = await runTeamd(['spawn', 'alice', 'coder', '--dir', dir]);
+  expect(spawned.code, spawned.stderr).toBe(0);
+  const finished = (id: number) =>
+    waitFor(() => (['completed', 'failed'].includes(board.get(id).status) ? board.get(id) : undefined), `task ${id} finished`, 30_000);
+  const log = () => fs.readFileSync(path.join(dir, 'logs', 'alice.log'), 'utf8');
+  return { ws, dir, board, settingsFile, finished, log };
+}
+
+describe('permissions and hooks on a running team (offline model driving real tool calls)', () => {
+  it('a deny rule blocks rm -rf and the model sees why; a compound line with a denied half is denied whole', async () => {
+    const { ws, dir, board, finished } = await team({ permissions: { allow: ['Bash(echo:*)'], deny: ['Bash(rm -rf:*)'], defaultMode: 'bypassPermissions' } });
+    await board.add({ subject: 'clean up', description: sh('echo kept > kept.txt', 'rm -rf kept.txt') });
+    const first = await finished(1);
+    expect(first.status).toBe('failed');
+    expect(first.result).toMatch(/Permission denied: denied by the rule Bash\(rm -rf:\*\)/);
+    expect(fs.readFileSync(path.join(ws, 'kept.txt'), 'utf8')).toBe('kept\n');
+    await board.add({ subject: 'sneaky', description: sh('echo half > half.txt && rm -rf half.txt') });
+    expect((await finished(2)).result).toMatch(/denied by the rule Bash\(rm -rf:\*\)/);
+    expect(fs.existsSync(path.join(ws, 'half.txt'))).toBe(false);
+    const logged = await runTeamd(['logs', 'alice', '--task', '1', '--json', '--dir', dir]);
+    expect(logged.stdout).toMatch(/"msg":"tool call denied"/);
+    expect(logged.stdout.split('\n').some((line) => line.includes('"msg":"tool call allowed"') && line.includes('allowed by the rule Bash(echo:*)'))).toBe(
+      true,
+    );
+  });
+
+  it('an ask rule waits for the lead (waiting-permission) and runs after teamd approve; with no answer, the timeout applies the default; a settings change takes effect on the next call', async () => {
+    const { ws, dir, board, settingsFile, finished } = await team({
+      permissions: { ask: ['Bash(touch:*)'], defaultMode: 'bypassPermissions', askTimeoutSeconds: 120 },
+    });
+    await board.add({ subject: 'make a file', description: sh('touch asked.txt') });
+    await waitFor(() => member(dir, 'alice')?.status === 'waiting-permission', 'alice waiting for permission');
+    expect(member(dir, 'alice')).toMatchObject({ status: 'waiting-permission', task: 1 });
+    const listed = await runTeamd(['plans', '--dir', dir, '--json']);
+    const [request] = JSON.parse(listed.stdout) as { requestId: string; kind: string; tool: string; input: { command: string } }[];
+    expect(request).toMatchObject({ kind: 'permission', tool: 'bash', input: { command: 'touch asked.txt' } });
+    expect(fs.existsSync(path.join(ws, 'asked.txt'))).toBe(false);
+    const approved = await runTeamd(['approve', request!.requestId.slice(0, 8), '--dir', dir]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect((await finished(1)).status).toBe('completed');
+    expect(fs.existsSync(path.join(ws, 'asked.txt'))).toBe(true);
+    // The settings change while the team runs: a 1 s wait, then the configured default (deny).
+    fs.writeFileSync(
+      settingsFile,
+      JSON.stringify({ permissions: { ask: ['Bash(touch:*)'], defaultMode: 'bypassPermissions', askTimeoutSeconds: 1, askTimeoutDecision: 'deny' } }),
+    );
+    await board.add({ subject: 'too late', description: sh('touch late.txt') });
+    const late = await finished(2);
+    expect(late.status).toBe('failed');
+    expect(late.result).toMatch(/no answer from the lead within 1 s; the configured decision \(deny\) applied/);
+    expect(fs.existsSync(path.join(ws, 'late.txt'))).toBe(false);
+  });
+
+  it('hooks: PreToolUse exit 2 blocks with its stderr; PostToolUse sees the output; a Stop hook with exit 2 continues the turn', async () => {
+    const { ws, board, finished, log } = await team({
+      permissions: { defaultMode: 'bypassPermissions' },
+      hooks: {
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'if grep -q forbidden; then echo "no forbidden words here" >&2; exit 2; fi' }] }],
+        PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'cat > "$CLAUDE_PROJECT_DIR/post.json"' }] }],
+        Stop: [{ hooks: [{ type: 'command', command: 'if [ ! -e stop-once ]; then touch stop-once; echo "check your work once more" >&2; exit 2; fi' }] }],
+      },
+    });
+    await board.add({ subject: 'say it', description: sh('echo forbidden > f.txt') });
+    const blocked = await finished(1);
+    expect(blocked.status).toBe('failed');
+    expect(blocked.result).toMatch(/Blocked by a PreToolUse hook: no forbidden words here/);
+    expect(fs.existsSync(path.join(ws, 'f.txt'))).toBe(false);
+    await board.add({ subject: 'greet', description: sh('echo hello-from-the-tool') });
+    expect((await finished(2)).status).toBe('completed');
+    const post = JSON.parse(fs.readFileSync(path.join(ws, 'post.json'), 'utf8')) as Record<string, unknown>;
+    expect(post).toMatchObject({
+      hook_event_name: 'PostToolUse',
+      tool_name: 'bash',
+      teammate: 'alice',
+      task_id: 2,
+      tool_input: { command: 'echo hello-from-the-tool' },
+    });
+    expect((post.tool_response as { content: string }).content).toMatch(/hello-from-the-tool/);
+    await waitFor(() => log().includes('a Stop hook continued the turn'), 'the Stop hook to continue a turn');
+    expect(fs.existsSync(path.join(ws, 'stop-once'))).toBe(true);
+  });
+
+  it('a bad settings file leaves the previous rules in force; a hook that hangs is killed at its timeout; one that prints megabytes is bounded', async () => {
+    const { ws, board, settingsFile, finished, log } = await team({
+      permissions: { deny: ['Bash(rm -rf:*)'], defaultMode: 'bypassPermissions' },
+      hooks: {
+        PreToolUse: [
+          { matcher: 'bash', hooks: [{ type: 'command', command: 'sleep 30', timeout: 1 }] },
+          { matcher: 'bash', hooks: [{ type: 'command', command: "grep -q flood || exit 0; head -c 3000000 /dev/zero | tr '\\0' x >&2; exit 2" }] },
+        ],
+      },
+    });
+    await board.add({ subject: 'goes on after the slow hook', description: sh('echo fine > fine.txt') });
+    expect((await finished(1)).status).toBe('completed');
+    expect(log()).toMatch(/hook killed at its timeout; going on/);
+    await board.add({ subject: 'flood', description: sh('echo flood') });
+    const flooded = await finished(2);
+    expect(flooded.status).toBe('failed');
+    expect(flooded.result).toMatch(/x{100}/);
+    expect(flooded.result!.length).toBeLessThan(200_000);
+    expect(log()).toMatch(/"msg":"hook blocked"/);
+    fs.writeFileSync(settingsFile, '{"permissions": {"deny": [}');
+    await board.add({ subject: 'still denied', description: sh('rm -rf fine.txt') });
+    expect((await finished(3)).result).toMatch(/denied by the rule Bash\(rm -rf:\*\)/);
+    expect(fs.existsSync(path.join(ws, 'fine.txt'))).toBe(true);
+    expect(log()).toMatch(/settings file refused; the previous settings stay in force/);
+  });
+});
+
+describe('teamd check-settings', () => {
+  it('validates without applying: a malformed rule or an unknown event is refused naming the line; a good file is summarised', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    fs.mkdirSync(path.join(dir, 'roles'), { recursive: true });
+    const file = path.join(dir, 'settings.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify(
+        {
+          permissions: { allow: ['Bash(npm test:*)'], deny: ['Read(./.env)'], defaultMode: 'acceptEdits' },
+          hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true' }] }] },
+        },
+        null,
+        2,
+      ),
+    );
+    const ok = await runTeamd(['check-settings', '--dir', dir]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/settings\.json: ok, mode acceptEdits, 1 allow, 0 ask, 1 deny rules; hooks: Stop 1/);
+    fs.writeFileSync(path.join(dir, 'roles', 'reviewer.json'), '{\n  "permissions": {\n    "allow": ["Bash(npm test"]\n  }\n}\n');
+    const badRule = await runTeamd(['check-settings', '--dir', dir]);
+    expect(badRule.code).toBe(2);
+    expect(badRule.stderr).toMatch(/reviewer\.json:3: permissions\.allow\.0: "Bash\(npm test" is not a rule/);
+    fs.writeFileSync(path.join(dir, 'roles', 'reviewer.json'), JSON.stringify({ hooks: { OnFriday: [] } }));
+    expect((await runTeamd(['check-settings', '--dir', dir])).stderr).toMatch(
+      /hooks\.OnFriday: "OnFriday" is not a hook event: use one of PreToolUse, PostToolUse/,
+    );
+    fs.writeFileSync(path.join(dir, 'roles', 'reviewer.json'), '{\n  "permissions": {\n    "allow": [,]\n  }\n}\n');
+    expect((await runTeamd(['check-settings', '--dir', dir])).stderr).toMatch(/reviewer\.json: not valid JSON at line 3, column/);
+  });
+});
