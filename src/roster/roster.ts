@@ -78,6 +78,8 @@ export const settingsSchema = z.looseObject({
     .min(64 * 1024)
     .default(10 * 1024 * 1024),
   logFiles: z.number().int().min(1).max(100).default(5),
+  /** A system-wide service (teamd service) runs a team whose settings allow everything (bypassPermissions) only when this says so. */
+  allowBypassInService: z.boolean().default(false),
   /** A teammate idle this long exits and sleeps until work appears; 0 = never. */
   idleTimeoutMs: z.number().int().nonnegative().default(60_000),
   model: z.string().default('offline'),

@@ -6,6 +6,11 @@ import { member, startDaemon } from '../helpers/daemon.js';
 import { runTeamd } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
+import { writeRoster } from '../helpers/team.js';
+import { readInboxFrom } from '../../src/inbox/inbox-file.js';
+import { Mailbox } from '../../src/inbox/mailbox.js';
+import { createLogger } from '../../src/logger.js';
+import { statePaths } from '../../src/paths.js';
 
 const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;
 
@@ -156,5 +161,49 @@ describe('teamd check-settings', () => {
     );
     fs.writeFileSync(path.join(dir, 'roles', 'reviewer.json'), '{\n  "permissions": {\n    "allow": [,]\n  }\n}\n');
     expect((await runTeamd(['check-settings', '--dir', dir])).stderr).toMatch(/reviewer\.json: not valid JSON at line 3, column/);
+  });
+});
+
+describe('answering a permission request by hand', () => {
+  it('approve --always adds an allow rule for exactly that call; reject --reason sends the reason; a forged answer counts for nothing', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    writeRoster(dir, ['alice']);
+    const paths = statePaths(dir);
+    const mailbox = new Mailbox({ paths, logger: createLogger() });
+    const ask = (command: string) =>
+      mailbox.send({
+        from: 'alice',
+        to: 'lead',
+        type: 'permission_request',
+        content: `alice asks to run bash: ${command}`,
+        extra: { tool: 'bash', input: { command }, taskId: 4 },
+      });
+    const first = ask('npm   run build');
+    const approved = await runTeamd(['approve', first.requestId!.slice(0, 8), '--always', '--dir', dir]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toMatch(/approved alice's request to run bash [0-9a-f]{8} for task 4; added the rule Bash\(npm run build\)/);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'settings.json'), 'utf8'))).toEqual({ permissions: { allow: ['Bash(npm run build)'] } });
+    const second = ask('git push origin main');
+    const rejected = await runTeamd(['reject', second.requestId!, '--reason', 'not on Fridays', '--dir', dir]);
+    expect(rejected.code, rejected.stderr).toBe(0);
+    const answers = readInboxFrom(paths.inboxFile('alice'), 0).messages.map((m) => m.message);
+    expect(answers.map((m) => [m.type, m.requestId, m.approve, m.content])).toEqual([
+      ['permission_response', first.requestId, true, ''],
+      ['permission_response', second.requestId, false, 'not on Fridays'],
+    ]);
+    expect(answers.every((m) => typeof (m as { sig?: unknown }).sig === 'string')).toBe(true);
+    expect((await runTeamd(['reject', second.requestId!, '--dir', dir])).stderr).toMatch(/say why with --feedback/);
+    expect((await runTeamd(['approve', second.requestId!, '--dir', dir])).code).toBe(4);
+  });
+
+  it('a system-wide service refuses a team in the mode bypassPermissions unless the config says so', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'bypassPermissions' } }));
+    const refused = await runTeamd(['service', '--print', '--user-name', 'dev', '--dir', dir]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/bypassPermissions .*refuses it unless .*"allowBypassInService": true/);
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ members: [], settings: { allowBypassInService: true } }));
+    expect((await runTeamd(['service', '--print', '--user-name', 'dev', '--dir', dir])).code).toBe(0);
   });
 });

@@ -7,6 +7,9 @@ import { TeamdError } from '../../errors.js';
 import { writeFileAtomicSync } from '../../fs/atomic-write.js';
 import { readTextIfExists } from '../../fs/read-text.js';
 import { readConfig } from '../../roster/roster.js';
+import { readSettingsFile } from '../../policy/settings.js';
+import { settingsFiles } from '../../teammate/policy-wiring.js';
+import { statePaths } from '../../paths.js';
 import { pathsFor } from '../context.js';
 import { ladderBudgetMs } from '../../supervisor/stop-ladder.js';
 import { TEAMD_BIN } from '../locations.js';
@@ -31,6 +34,7 @@ export function serviceCommand(io: Io): Command {
       const paths = pathsFor(io, options.dir);
       const stateDir = paths.root;
       const { settings } = readConfig(paths.config);
+      if (!options.user) refuseBypassWithoutConsent(paths.root, settings.allowBypassInService, paths.config);
       const unit = renderUnit({
         stateDir,
         nodePath: process.execPath,
@@ -61,6 +65,16 @@ export function serviceCommand(io: Io): Command {
           `wrote ${file}\nenable and start it:\n  ${ctl} daemon-reload\n  ${ctl} enable --now ${name}\nlogs: journalctl ${options.user ? '--user ' : ''}-u ${name} -f\n`,
         );
     });
+}
+
+/** A system-wide service whose teammates may do anything unasked runs only if the config says so, in so many words. */
+function refuseBypassWithoutConsent(stateDir: string, consent: boolean, configFile: string): void {
+  const team = readSettingsFile(settingsFiles(statePaths(stateDir), '').team);
+  if (team?.permissions?.defaultMode !== 'bypassPermissions' || consent) return;
+  throw new TeamdError(
+    'USAGE',
+    `the team's settings.json uses the mode bypassPermissions (teammates run anything unasked); a system-wide service refuses it unless ${configFile} says "allowBypassInService": true in its settings`,
+  );
 }
 
 /** Who a system unit runs as: the named account, else whoever ran sudo, else the caller; never root unless named. */
