@@ -106,7 +106,7 @@ function readJsonOutput(
     return;
   }
   const specific = (typeof json.hookSpecificOutput === 'object' && json.hookSpecificOutput !== null ? json.hookSpecificOutput : {}) as Record<string, unknown>;
-  const reasonValue = specific.permissionDecisionReason ?? json.reason;
+  const reasonValue = specific.permissionDecisionReason ?? json.permissionDecisionReason ?? json.reason;
   const reason = typeof reasonValue === 'string' ? reasonValue : '';
   if (json.decision === 'block') outcome.block ??= { reason: reason || `blocked by the hook ${run.command}`, command: run.command };
   const decision = specific.permissionDecision ?? json.permissionDecision;
