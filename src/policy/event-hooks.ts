@@ -1,5 +1,5 @@
 import type { HookEnvironment, HookOutcome, HookPayload } from './hooks.js';
-import { runHooks } from './hooks.js';
+import { hookPayload, runHooks } from './hooks.js';
 import type { HookEvent } from './settings.js';
 import type { SettingsSource } from './settings-source.js';
 import type { GateIdentity } from './tool-gate.js';
@@ -18,16 +18,6 @@ export class EventHooks {
     event: Exclude<HookEvent, 'PreToolUse' | 'PostToolUse'>,
     extra: Partial<HookPayload> & { readonly task_id?: number | null } = {},
   ): Promise<HookOutcome> {
-    const { identity } = this.deps;
-    const payload: HookPayload = {
-      hook_event_name: event,
-      session_id: identity.sessionId,
-      cwd: identity.workspace,
-      teammate: identity.name,
-      role: identity.role,
-      task_id: identity.taskId(),
-      ...extra,
-    };
-    return runHooks(this.deps.settings.current().hooks[event], null, payload, this.deps.hookEnv);
+    return runHooks(this.deps.settings.current().hooks[event], null, hookPayload(this.deps.identity, event, extra), this.deps.hookEnv);
   }
 }

@@ -19,6 +19,28 @@ export interface HookPayload {
   readonly prompt?: string;
 }
 
+/** Who a hook hears from: the teammate, its session and workspace, and the task in hand. */
+export interface HookSource {
+  readonly name: string;
+  readonly role: string;
+  readonly workspace: string;
+  readonly sessionId: string;
+  readonly taskId: () => number | null;
+}
+
+/** The event a hook reads on stdin: who and where, then what the event adds. */
+export function hookPayload(source: HookSource, event: HookPayload['hook_event_name'], extra: Partial<HookPayload> = {}): HookPayload {
+  return {
+    hook_event_name: event,
+    session_id: source.sessionId,
+    cwd: source.workspace,
+    teammate: source.name,
+    role: source.role,
+    task_id: source.taskId(),
+    ...extra,
+  };
+}
+
 export interface HookRun {
   readonly command: string;
   readonly code: number | null;

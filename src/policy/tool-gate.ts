@@ -1,7 +1,7 @@
 import type { Logger } from '../logger.js';
 import type { ToolResult } from '../tools/tool.js';
 import { decide, type Decision } from './permissions.js';
-import { runHooks, type HookEnvironment, type HookPayload } from './hooks.js';
+import { hookPayload, runHooks, type HookEnvironment, type HookPayload } from './hooks.js';
 import type { PermissionAsker } from './permission-asker.js';
 import type { SettingsSource } from './settings-source.js';
 import { toolNames } from './rules.js';
@@ -105,15 +105,6 @@ export class PolicyGate implements ToolGate {
   }
 
   private payload(event: HookPayload['hook_event_name'], extra: Partial<HookPayload>): HookPayload {
-    const { identity } = this.deps;
-    return {
-      hook_event_name: event,
-      session_id: identity.sessionId,
-      cwd: identity.workspace,
-      teammate: identity.name,
-      role: identity.role,
-      task_id: identity.taskId(),
-      ...extra,
-    };
+    return hookPayload(this.deps.identity, event, extra);
   }
 }
