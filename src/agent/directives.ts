@@ -65,6 +65,10 @@ export function taskDirective(task: Pick<Task, 'id' | 'subject' | 'description' 
   return `[teamd:task id=${task.id}]\nYou claimed task ${task.id} (claim ${task.claim}): ${task.subject}\n\n${task.description}\n\nDo it with your tools, then call complete_task with a short result, or fail_task with the reason.`;
 }
 
+export function worktreeDirective(task: { id: number; worktree?: { branch: string } | undefined }, where: string): string {
+  return `[teamd:worktree task=${task.id}]\nYou work on task ${task.id} in its own git worktree, ${where}, on the branch ${task.worktree?.branch ?? '?'}: your file tools and bash run there, and other teammates' work is not in it. Do not commit, merge or switch branches: teamd commits your changes when you complete the task, and the lead merges them.`;
+}
+
 export function resumeDirective(task: Pick<Task, 'id' | 'subject' | 'description'>): string {
   return `[teamd:resume task=${task.id}]\nYou were restarted. You still own task ${task.id}: ${task.subject}\n\n${task.description}\n\nCheck what is already done (files, outputs) before repeating work, then finish it with complete_task or fail_task.`;
 }

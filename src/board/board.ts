@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import { parseName } from '../names.js';
 import type { StatePaths } from '../paths.js';
 import { assessReadiness, findCycle, type Readiness, type StatusLookup } from './readiness.js';
-import { MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, MAX_SUBJECT_CHARS, newTask, type Task, type TaskStatus } from './task.js';
+import { MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, MAX_SUBJECT_CHARS, newTask, worktreeSchema, type Task, type TaskStatus, type TaskWorktree } from './task.js';
 import { claimNext } from './claim-next.js';
 import { ReadyScanner } from './ready-scanner.js';
 import { RevisionTokens } from './revision-tokens.js';
@@ -38,6 +38,8 @@ export interface NewTask {
   readonly role?: string | undefined;
   readonly description?: string | undefined;
   readonly blockedBy?: readonly number[] | undefined;
+  /** Work it in its own git worktree, made from `base` when claimed; the name defaults to `<id>-<slug of the subject>`. */
+  readonly worktree?: { readonly name?: string | undefined; readonly base: string } | undefined;
 }
 
 export interface BoardDeps {
@@ -94,7 +96,8 @@ export class Board {
     return this.locker.withLock(this.paths.boardLock, () => {
       this.refuseUnknownBlockers(blockedBy);
       const id = allocateId({ paths: this.paths, store: this.store, tokens: this.tokens, logger: this.logger });
-      const task = newTask(id, { subject, description, blockedBy, role }, this.timestamp());
+      const worktree = input.worktree ? worktreeFor(id, subject, input.worktree) : undefined;
+      const task = newTask(id, { subject, description, blockedBy, role, worktree }, this.timestamp());
       try {
         this.store.write(task);
       } catch (error) {
@@ -209,6 +212,14 @@ export class Board {
 
   async release(id: number, actor: Actor = {}): Promise<Task> {
     return this.mutate(id, (task) => transitions.releaseTask(task, actor, this.timestamp()));
+  }
+
+  /** Changes a task's worktree record (its state, commit, conflicts), under the task's lock. */
+  async setWorktree(id: number, change: (worktree: TaskWorktree) => TaskWorktree): Promise<Task> {
+    return this.mutate(id, (task) => {
+      if (!task.worktree) throw new TeamdError('INVALID_INPUT', `task ${id} has no worktree`);
+      return { ...task, worktree: worktreeSchema.parse(change(task.worktree)), updatedAt: this.timestamp() };
+    });
   }
 
   /** Replaces a pending task's blockers; unknown ids, self-edges and cycles are refused. */
@@ -333,4 +344,22 @@ function holder(task: Task): string | null {
 
 function lostLock(id: number): TeamdError {
   return new TeamdError('CONCURRENT_WRITE', `lost the lock on task ${id} before writing (the process stalled); retry the command`, { details: { id } });
+}
+
+/** A new task's worktree: named after the task unless a name is given, on the branch teamd/<name>. */
+function worktreeFor(id: number, subject: string, spec: { readonly name?: string | undefined; readonly base: string }): TaskWorktree {
+  const slug = subject
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  const name = spec.name ?? (slug ? `${id}-${slug}` : String(id));
+  const parsed = worktreeSchema.shape.name.safeParse(name);
+  if (!parsed.success)
+    throw new TeamdError(
+      'INVALID_INPUT',
+      `a worktree name is 1-80 characters of a-z, 0-9, '.', '_' or '-', starting with a letter or digit; got ${JSON.stringify(name)}`,
+    );
+  return { name, branch: `teamd/${name}`, base: spec.base, state: 'pending', commit: null };
 }

@@ -12,6 +12,22 @@ const isoTimestamp = z.iso.datetime({ offset: true });
 
 export const taskIdSchema = z.number().int().positive();
 
+export const WORKTREE_STATES = ['pending', 'active', 'committed', 'merged', 'needs-merge', 'removed'] as const;
+export type WorktreeState = (typeof WORKTREE_STATES)[number];
+
+/** A task's worktree: `<state>/worktrees/<name>` on the branch `teamd/<name>`, made from `base` when the task is claimed. */
+export const worktreeSchema = z.object({
+  name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,79}$/),
+  branch: z.string().min(1).max(200),
+  base: z.string().min(1).max(200),
+  state: z.enum(WORKTREE_STATES),
+  /** The commit made when the task completed (null: nothing had changed). */
+  commit: z.string().nullable().optional(),
+  /** The files in conflict when a merge was refused. */
+  conflicts: z.array(z.string()).optional(),
+});
+export type TaskWorktree = z.infer<typeof worktreeSchema>;
+
 /** The task file's wire format. Unknown extra fields are kept so other tools can annotate tasks. */
 export const taskSchema = z
   .looseObject({
@@ -31,6 +47,8 @@ export const taskSchema = z
     result: z.string().max(MAX_RESULT_CHARS).nullable(),
     /** Who it is for: idle teammates of this role are rung first when it becomes ready (any teammate may claim it). */
     role: z.string().min(1).max(64).nullable().optional(),
+    /** The git worktree the task is worked in (docs/worktrees.md); absent for tasks worked in the workspace. */
+    worktree: worktreeSchema.optional(),
   })
   .refine((task) => (task.status === 'pending') === (task.owner === null) || isTerminalStatus(task.status), {
     message: 'a pending task has no owner and an in_progress task has one',
@@ -45,9 +63,14 @@ function isTerminalStatus(status: TaskStatus): boolean {
 }
 
 /** A task as `add` creates it: pending, unowned, never claimed. Inputs must already be validated. */
-export function newTask(id: number, fields: Pick<Task, 'subject' | 'description' | 'blockedBy'> & { role?: string | undefined }, now: string): Task {
+export function newTask(
+  id: number,
+  fields: Pick<Task, 'subject' | 'description' | 'blockedBy'> & { role?: string | undefined; worktree?: TaskWorktree | undefined },
+  now: string,
+): Task {
   return {
     ...(fields.role === undefined ? {} : { role: fields.role }),
+    ...(fields.worktree === undefined ? {} : { worktree: fields.worktree }),
     id,
     subject: fields.subject,
     description: fields.description,

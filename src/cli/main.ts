@@ -45,6 +45,8 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
   reject: async () => (await import('./commands/plans.js')).rejectCommand,
   plans: async () => (await import('./commands/plans.js')).plansCommand,
   'check-settings': async () => (await import('./commands/check-settings.js')).checkSettingsCommand,
+  merge: async () => (await import('./commands/worktree.js')).mergeCommand,
+  worktree: async () => (await import('./commands/worktree.js')).worktreeCommand,
   watch: async () => (await import('./commands/watch.js')).watchCommand,
   logs: async () => (await import('./commands/logs.js')).logsCommand,
   service: async () => (await import('./commands/service.js')).serviceCommand,

@@ -89,12 +89,18 @@ function byMode(tool: string, mode: PermissionMode): Decision {
   }
 }
 
+function inside(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
 /** What no setting can allow: a file tool writing outside the workspace or into the state folder. */
 function hardLimit(call: CallView & { readonly stateDir: string }): string | null {
   if (!EDITS.has(call.tool)) return null;
   const relative = callPath(call);
   if (relative === null) return `${call.tool} may only change files inside the workspace ${call.workspace}`;
-  const inState = path.relative(call.stateDir, path.resolve(call.workspace, relative));
-  if (!inState.startsWith('..') && !path.isAbsolute(inState)) return `${call.tool} may not change the team's state folder ${call.stateDir}`;
+  // A task's worktree lives in the state folder: working in it, the tool may change it and nothing else there.
+  if (inside(call.workspace, call.stateDir)) return null;
+  if (inside(path.resolve(call.workspace, relative), call.stateDir)) return `${call.tool} may not change the team's state folder ${call.stateDir}`;
   return null;
 }

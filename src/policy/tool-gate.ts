@@ -22,6 +22,8 @@ export interface GateIdentity {
   readonly stateDir: string;
   readonly sessionId: string;
   readonly taskId: () => number | null;
+  /** Where the tools work now: the workspace, or the task's worktree. */
+  readonly root: () => string;
 }
 
 /**
@@ -46,7 +48,7 @@ export class PolicyGate implements ToolGate {
     const settings = this.deps.settings.current();
     const taskId = identity.taskId();
     const record = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
-    let decision: Decision = decide({ tool, input: record, workspace: identity.workspace, stateDir: identity.stateDir }, settings.rules);
+    let decision: Decision = decide({ tool, input: record, workspace: identity.root(), stateDir: identity.stateDir }, settings.rules);
     const log = { taskId, tool };
     if (decision.kind === 'deny') {
       logger.info({ ...log, why: decision.why }, 'tool call denied');

@@ -72,16 +72,24 @@ export function describeSandbox(kind: SandboxKind, mode: SandboxMode): string {
  * namespace whose init is bwrap itself, killed with the teammate (--die-with-parent) — so
  * every process the command starts, detached or not, ends with it.
  */
-export function wrapCommand(kind: SandboxKind, mode: SandboxMode, command: string, layout: SandboxLayout): WrappedCommand {
+export function wrapCommand(kind: SandboxKind, mode: SandboxMode, command: string, layout: SandboxLayout, workdir: string = layout.workspace): WrappedCommand {
   if (kind.kind !== 'bwrap' || mode === 'off') return { file: 'bash', args: ['-c', command], confined: false };
   const args = ['--die-with-parent', '--unshare-pid', '--new-session', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
   args.push('--bind', layout.workspace, layout.workspace);
   for (const dir of layout.hidden) {
     if (!fs.existsSync(dir)) continue;
-    args.push('--tmpfs', dir, '--remount-ro', dir);
+    args.push('--tmpfs', dir);
+    // A task's worktree lives in the state folder: it alone comes back, read-write, before the rest is made read-only.
+    if (isInside(workdir, dir)) args.push('--bind', workdir, workdir);
+    args.push('--remount-ro', dir);
   }
-  args.push('--chdir', layout.workspace, '--', 'bash', '-c', command);
+  args.push('--chdir', workdir, '--', 'bash', '-c', command);
   return { file: kind.bin, args, confined: true };
+}
+
+function isInside(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
 
 /** Places a teammate's commands must never see, besides the state folder. */

@@ -15,6 +15,6 @@ export interface ShellLauncherOptions {
 export function createShellLauncher(options: ShellLauncherOptions): ShellLauncher {
   const env = commandEnv(options.baseEnv, options.secretNames, options.marker);
   return {
-    launch: (command) => ({ ...wrapCommand(options.kind, options.mode, command, options.layout), env }),
+    launch: (command, workdir) => ({ ...wrapCommand(options.kind, options.mode, command, options.layout, workdir), env }),
   };
 }

@@ -12,6 +12,8 @@ import type { Doorbell } from '../watch/doorbell.js';
 /** What the runtime tells the gate as it goes: the task in hand, and when a call waits for the lead. */
 export interface GateView {
   readonly taskId: () => number | null;
+  /** Where the tools work now: the workspace, or the task's worktree. */
+  readonly root: () => string;
   readonly waiting: (on: boolean) => void;
 }
 
@@ -47,7 +49,15 @@ export function policyGateMaker(deps: {
   settings.current();
   const hookEnv = { workspace: deps.workspace, env: deps.env, logger: deps.logger };
   return (view) => {
-    const identity = { name: deps.name, role: deps.role, workspace: deps.workspace, stateDir: deps.paths.root, sessionId: deps.sessionId, taskId: view.taskId };
+    const identity = {
+      name: deps.name,
+      role: deps.role,
+      workspace: deps.workspace,
+      stateDir: deps.paths.root,
+      sessionId: deps.sessionId,
+      taskId: view.taskId,
+      root: view.root,
+    };
     const gate = new PolicyGate({
       identity,
       settings,

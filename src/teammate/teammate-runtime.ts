@@ -1,6 +1,6 @@
 import { Compactor } from '../agent/compactor.js';
 import { appendUser, estimateTokens, foldSuperseded } from '../agent/conversation.js';
-import { currentTaskDirective, releasedDirective, remindDirective, resumeDirective, taskDirective } from '../agent/directives.js';
+import { currentTaskDirective, releasedDirective, remindDirective, resumeDirective, taskDirective, worktreeDirective } from '../agent/directives.js';
 import { runAgent, type AgentEvent } from '../agent/loop.js';
 import { identityDirective, systemPrompt, type Identity } from '../agent/system-prompt.js';
 import type { Board } from '../board/board.js';
@@ -29,6 +29,8 @@ import { WakeTracker } from './wake-tracker.js';
 import { NextTask } from './next-task.js';
 import type { MakeGate } from './policy-wiring.js';
 import { RuntimeHooks } from './runtime-hooks.js';
+import { TaskWorktrees } from './task-worktree.js';
+import { statePaths } from '../paths.js';
 
 export interface TeammateDeps {
   readonly identity: Identity;
@@ -98,6 +100,9 @@ export class TeammateRuntime {
   private readonly plans: PlanGate;
   private readonly intake: InboxIntake;
   private readonly hooks: RuntimeHooks;
+  private readonly worktrees: TaskWorktrees;
+  /** Where the tools work: the task's worktree, or the workspace. */
+  private workRoot: string;
 
   constructor(private readonly deps: TeammateDeps) {
     this.status = new StatusReport(deps.link);
@@ -120,7 +125,15 @@ export class TeammateRuntime {
       save: () => this.save(),
       logger: deps.logger,
     });
-    const policy = deps.makeGate?.({ taskId: () => this.currentTask?.id ?? null, waiting: (on) => this.status.waiting(on) }) ?? null;
+    const policy = deps.makeGate?.({ taskId: () => this.currentTask?.id ?? null, root: () => this.workRoot, waiting: (on) => this.status.waiting(on) }) ?? null;
+    this.workRoot = deps.identity.workspace;
+    this.worktrees = new TaskWorktrees({
+      name: deps.identity.name,
+      workspace: deps.identity.workspace,
+      paths: statePaths(deps.stateDir),
+      board: deps.board,
+      logger: deps.logger,
+    });
     this.hooks = new RuntimeHooks(policy?.events ?? null, deps.session, deps.logger);
     this.tools = new ToolRegistry(ALL_TOOLS, () => this.plans.approved(this.currentTask), policy?.gate ?? null);
     this.system = systemPrompt(deps.identity);
@@ -207,9 +220,19 @@ export class TeammateRuntime {
     const next = await this.next.find(this.worked, session.gaveUp, recheck);
     if (!next) return false;
     const { task, resumed } = next;
-    this.take(task);
+    try {
+      this.take(task);
+    } catch (error) {
+      // Its worktree cannot be made (git refused): working in the shared workspace instead would defeat it; the task fails, saying why.
+      const reason = `its worktree could not be made: ${error instanceof Error ? error.message : String(error)}`;
+      this.deps.logger.error({ err: error, taskId: task.id }, 'worktree could not be made; failing the task');
+      this.currentTask = null;
+      await this.deps.board.fail(task.id, { owner: identity.name, claim: task.claim }, reason).catch(() => {});
+      return false;
+    }
     if (foldSuperseded(session.messages) > 0) this.rewriteSession = true;
     const directives = resumed ? [identityDirective(identity, task), resumeDirective(task)] : [taskDirective(task)];
+    if (task.worktree && this.workRoot !== identity.workspace) directives.push(worktreeDirective(task, this.workRoot));
     appendUser(
       session.messages,
       directives.map((text) => ({ type: 'text' as const, text })),
@@ -222,11 +245,13 @@ export class TeammateRuntime {
     this.worked.add(task.id);
     this.claims.set(task.id, task.claim);
     this.currentTask = task;
+    this.workRoot = this.worktrees.enter(task);
   }
 
   /** The current task ends (completed, failed, released): the roster, the identity and status agree at once. */
   private endTask(): void {
     this.currentTask = null;
+    this.workRoot = this.deps.identity.workspace;
     this.report(this.busy ? 'working' : 'idle');
   }
 
@@ -344,7 +369,12 @@ export class TeammateRuntime {
     this.hooks.taskEvent(effect);
     switch (effect.kind) {
       case 'task-claimed':
-        this.take(this.deps.board.get(effect.id));
+        try {
+          this.take(this.deps.board.get(effect.id));
+        } catch (error) {
+          // Claimed by a tool: the model sees the failure at its next call; the task stays claimed for the lead to see.
+          this.deps.logger.error({ err: error, taskId: effect.id }, 'worktree could not be made for a task claimed by a tool');
+        }
         this.report('working');
         return;
       case 'task-completed':
@@ -396,7 +426,7 @@ export class TeammateRuntime {
     const { identity, board, mailbox } = this.deps;
     return {
       name: identity.name,
-      workspace: identity.workspace,
+      workspace: this.workRoot,
       stateDir: this.deps.stateDir,
       shell: this.deps.shell,
       board,
@@ -404,6 +434,10 @@ export class TeammateRuntime {
       signal: this.stopper.signal,
       claims: this.claims,
       control: {
+        beforeComplete: async (id) => {
+          const task = this.currentTask?.id === id ? this.deps.board.get(id) : null;
+          if (task) await this.worktrees.commit(task);
+        },
         submitPlan: (plan) => {
           const requestId = this.plans.submit(plan, this.currentTask);
           this.save();

@@ -104,9 +104,9 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     marker: { name: SPAWNED_BY_ENV, value: spawnMarker(proc.pid, paths.root) },
   });
   const shell: typeof launcher = {
-    launch: (command) => {
+    launch: (command, workdir) => {
       commandsStarted++;
-      return launcher.launch(command);
+      return launcher.launch(command, workdir);
     },
   };
   const runtime = new TeammateRuntime({

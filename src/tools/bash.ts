@@ -28,7 +28,7 @@ export const bashTool = defineTool({
   needsApprovedPlan: true,
   run: (input, ctx) =>
     new Promise((resolve) => {
-      const launch = ctx.shell.launch(input.command);
+      const launch = ctx.shell.launch(input.command, ctx.workspace);
       const child = spawn(launch.file, [...launch.args], { cwd: ctx.workspace, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
       const collect = (chunk: Buffer): void => {

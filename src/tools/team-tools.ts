@@ -68,6 +68,7 @@ export const completeTaskTool = defineTool({
   needsApprovedPlan: true,
   run: (input, ctx) =>
     expected(async () => {
+      await ctx.control.beforeComplete?.(input.id);
       const task = await ctx.board.complete(input.id, { owner: ctx.name, claim: ctx.claims.get(input.id) }, input.result);
       return { content: `task ${task.id} completed`, effect: { kind: 'task-completed', id: task.id } };
     }),

@@ -32,11 +32,17 @@ export interface ToolContext {
   /** Called by `submit_plan`: the runtime's side of the control tools. */
   readonly control: {
     submitPlan(plan: string): string;
+    /** Called by `complete_task` before the board is told: a task's worktree is committed first. */
+    beforeComplete?(id: number): Promise<void>;
   };
 }
 
 export interface ShellLauncher {
-  launch(command: string): { readonly file: string; readonly args: readonly string[]; readonly env: NodeJS.ProcessEnv; readonly confined: boolean };
+  /** `workdir`: where the command runs and what it may change besides the workspace (a task's worktree). */
+  launch(
+    command: string,
+    workdir?: string,
+  ): { readonly file: string; readonly args: readonly string[]; readonly env: NodeJS.ProcessEnv; readonly confined: boolean };
 }
 
 export interface Tool<I = unknown> {

@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { Command, Option } from 'commander';
+import { currentHead, git, repoRoot } from '../../worktree/git.js';
 import { withCommonOptions as common, type CommonOptions as Common } from './common.js';
 import { TeamdError } from '../../errors.js';
 import { openContext } from '../context.js';
@@ -19,12 +21,18 @@ export function taskCommand(io: Io): Command {
     .option('--description <text>', "what to do; '-' reads it from standard input; a ```sh block lists commands the offline model runs")
     .option('--blocked-by <ids>', 'comma-separated ids of tasks that must complete first', parseTaskIdList)
     .option('--role <role>', 'the role it is meant for: idle teammates of that role are woken for it first')
-    .action(async (subject: string, options: Common & { description?: string; blockedBy?: number[]; role?: string }) => {
-      const description = options.description === '-' ? await io.readStdin() : options.description;
-      const { board } = openContext(io, options.dir, 'write');
-      const created = await board.add({ subject, description, blockedBy: options.blockedBy, role: options.role });
-      report(io, options, created, 'added');
-    });
+    .option('--worktree [name]', 'work it in its own git worktree (name: default <id>-<subject>), made when it is claimed')
+    .option('--base <ref>', "with --worktree: the commit or branch it starts from (default: the workspace's current HEAD)")
+    .action(
+      async (subject: string, options: Common & { description?: string; blockedBy?: number[]; role?: string; worktree?: string | true; base?: string }) => {
+        const description = options.description === '-' ? await io.readStdin() : options.description;
+        const { board, paths } = openContext(io, options.dir, 'write');
+        if (options.base !== undefined && options.worktree === undefined) throw new TeamdError('USAGE', '--base goes with --worktree');
+        const worktree = options.worktree === undefined ? undefined : worktreeSpec(path.dirname(paths.root), options.worktree, options.base);
+        const created = await board.add({ subject, description, blockedBy: options.blockedBy, role: options.role, worktree });
+        report(io, options, created, 'added');
+      },
+    );
 
   common(task.command('list').description('list tasks in id order (ready, waiting and stuck are computed now)'))
     .option('--status <status>', 'only tasks with this status', parseStatus)
@@ -110,4 +118,20 @@ export function taskCommand(io: Io): Command {
     });
 
   return task;
+}
+
+/** A worktree for a new task: the workspace must be a git repository, and the base a commit it has. */
+function worktreeSpec(workspace: string, name: string | true, base: string | undefined): { name?: string; base: string } {
+  if (repoRoot(workspace) === null)
+    throw new TeamdError(
+      'USAGE',
+      `${workspace} is not a git repository: --worktree needs one (git init there), or leave --worktree out to work in the workspace`,
+    );
+  const from = base ?? currentHead(workspace);
+  if (git(workspace, ['rev-parse', '--verify', '--quiet', `${from}^{commit}`]).code !== 0)
+    throw new TeamdError(
+      'USAGE',
+      `--base ${JSON.stringify(from)} is not a commit or branch of ${workspace}${base === undefined ? ' (make a first commit)' : ''}`,
+    );
+  return { ...(name === true ? {} : { name }), base: from };
 }

@@ -1,0 +1,117 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command } from 'commander';
+import type { Board } from '../../board/board.js';
+import type { Task } from '../../board/task.js';
+import { TeamdError } from '../../errors.js';
+import type { StatePaths } from '../../paths.js';
+import { gitWorktrees, mergeBranch, recordWorktreeEvent, removeWorktree, worktreePath } from '../../worktree/worktrees.js';
+import { dirtyPaths } from '../../worktree/git.js';
+import { openContext } from '../context.js';
+import { printJson, type Io } from '../output.js';
+import { parseTaskId } from '../parsers.js';
+import { withCommonOptions, type CommonOptions } from './common.js';
+
+/** The task a command names, which must have a worktree. */
+function taskWithWorktree(board: Board, id: number): Task & { worktree: NonNullable<Task['worktree']> } {
+  const task = board.get(id);
+  if (!task.worktree) throw new TeamdError('INVALID_INPUT', `task ${id} has no worktree (it was added without --worktree)`);
+  return task as Task & { worktree: NonNullable<Task['worktree']> };
+}
+
+export function mergeCommand(io: Io): Command {
+  return withCommonOptions(new Command('merge').description("merge a task's worktree branch into the branch it started from (fast-forward when possible)"))
+    .argument('<task>', 'task id', parseTaskId)
+    .action(async (id: number, options: CommonOptions) => {
+      const { board, paths } = openContext(io, options.dir, 'write');
+      const task = taskWithWorktree(board, id);
+      const workspace = path.dirname(paths.root);
+      const { worktree } = task;
+      if (worktree.state === 'merged') throw new TeamdError('INVALID_TRANSITION', `task ${id}'s branch ${worktree.branch} is already merged`);
+      if (worktree.state === 'pending' || worktree.state === 'active')
+        throw new TeamdError('INVALID_TRANSITION', `task ${id} is not done yet (its worktree is ${worktree.state}): merge it once the task completes`);
+      const outcome = mergeBranch(workspace, worktree.branch, worktree.base, `teamd: merge task ${id}: ${task.subject}`);
+      if (outcome.kind === 'conflict') {
+        await board.setWorktree(id, (w) => ({ ...w, state: 'needs-merge', conflicts: [...outcome.files] }));
+        recordWorktreeEvent(paths, 'conflict', { taskId: id, branch: worktree.branch, files: outcome.files });
+        throw new TeamdError(
+          'INVALID_TRANSITION',
+          `merging ${worktree.branch} into ${worktree.base} conflicts in ${outcome.files.join(', ')}; the merge was aborted and the workspace left as it was. Task ${id} is marked needs-merge: resolve it by hand (git merge ${worktree.branch}) or rebase the branch`,
+        );
+      }
+      await board.setWorktree(id, (w) => ({ ...w, state: 'merged', conflicts: [] }));
+      recordWorktreeEvent(paths, 'merged', {
+        taskId: id,
+        branch: worktree.branch,
+        into: worktree.base,
+        commit: outcome.commit,
+        fastForward: outcome.fastForward,
+      });
+      if (options.json) printJson(io, { task: id, branch: worktree.branch, into: worktree.base, commit: outcome.commit, fastForward: outcome.fastForward });
+      else
+        io.out(`merged ${worktree.branch} into ${worktree.base} (${outcome.fastForward ? 'fast-forward' : 'merge commit'} ${outcome.commit.slice(0, 12)})\n`);
+    });
+}
+
+export function worktreeCommand(io: Io): Command {
+  const command = new Command('worktree').description("tasks' git worktrees: list, keep, remove");
+  withCommonOptions(command.command('list').description('every task worktree: its task, branch, state, and whether it has uncommitted changes')).action(
+    (options: CommonOptions) => {
+      const { board, paths } = openContext(io, options.dir, 'read');
+      const rows = worktreeRows(board, paths);
+      if (options.json) return printJson(io, rows);
+      if (rows.length === 0) return io.out('no task worktrees\n');
+      for (const row of rows)
+        io.out(
+          `task ${row.task}  ${row.state.padEnd(11)} ${row.branch}  ${row.exists ? (row.dirty ? 'uncommitted changes' : 'clean') : 'no folder'}  ${row.path}\n`,
+        );
+    },
+  );
+  withCommonOptions(command.command('keep').description('keep a worktree after its task (recorded in the events log)'))
+    .argument('<task>', 'task id', parseTaskId)
+    .action((id: number, options: CommonOptions) => {
+      const { board, paths } = openContext(io, options.dir, 'write');
+      const task = taskWithWorktree(board, id);
+      recordWorktreeEvent(paths, 'kept', { taskId: id, branch: task.worktree.branch });
+      io.out(`keeping ${worktreePath(paths, task.worktree.name)}\n`);
+    });
+  withCommonOptions(command.command('remove').description("remove a task's worktree folder (its branch stays); refuses uncommitted changes without --force"))
+    .argument('<task>', 'task id', parseTaskId)
+    .option('--force', 'remove it even with uncommitted changes')
+    .action(async (id: number, options: CommonOptions & { force?: boolean }) => {
+      const { board, paths } = openContext(io, options.dir, 'write');
+      const task = taskWithWorktree(board, id);
+      const where = worktreePath(paths, task.worktree.name);
+      removeWorktree(path.dirname(paths.root), where, options.force === true);
+      await board.setWorktree(id, (w) => ({ ...w, state: w.state === 'merged' ? 'merged' : 'removed' }));
+      recordWorktreeEvent(paths, 'removed', { taskId: id, branch: task.worktree.branch, forced: options.force === true });
+      io.out(`removed ${where} (the branch ${task.worktree.branch} stays)\n`);
+    });
+  return command;
+}
+
+function worktreeRows(board: Board, paths: StatePaths) {
+  const workspace = path.dirname(paths.root);
+  const known = (() => {
+    try {
+      return gitWorktrees(workspace);
+    } catch {
+      return new Map<string, string | null>();
+    }
+  })();
+  return board
+    .list()
+    .tasks.filter((task) => task.worktree)
+    .map((task) => {
+      const where = worktreePath(paths, task.worktree!.name);
+      const exists = fs.existsSync(where) && known.has(path.resolve(where));
+      return {
+        task: task.id,
+        branch: task.worktree!.branch,
+        state: task.worktree!.state,
+        path: where,
+        exists,
+        dirty: exists ? dirtyPaths(where).length > 0 : false,
+      };
+    });
+}

@@ -1,0 +1,117 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openBoard } from '../helpers/board.js';
+import { member, startDaemon } from '../helpers/daemon.js';
+import { runTeamd } from '../helpers/processes.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { waitFor } from '../helpers/wait.js';
+
+const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@localhost', ...args], { cwd, encoding: 'utf8' });
+
+/** A git workspace with one commit: shared.txt says "base". */
+function repo(): { ws: string; dir: string } {
+  const ws = makeTempDir('teamd-git-');
+  git(ws, 'init', '-q', '-b', 'main');
+  fs.writeFileSync(path.join(ws, 'shared.txt'), 'base\n');
+  git(ws, 'add', 'shared.txt');
+  git(ws, 'commit', '-q', '-m', 'base');
+  return { ws, dir: path.join(ws, '.team') };
+}
+
+async function addTask(dir: string, ...args: string[]): Promise<void> {
+  const result = await runTeamd(['task', 'add', ...args, '--dir', dir]);
+  expect(result.code, result.stderr).toBe(0);
+}
+
+describe('tasks in their own git worktrees (offline model, real git)', () => {
+  it('two teammates write the same file in two worktrees without clobbering; merge fast-forwards the first and reports the second conflict, leaving the workspace clean', async () => {
+    const { ws, dir } = repo();
+    const { board } = openBoard(dir);
+    await addTask(dir, 'alice edits shared', '--worktree', '--description', sh('echo alice-version > shared.txt'));
+    await addTask(dir, 'bob edits shared', '--worktree', 'bob-branch', '--description', sh('echo bob-version > shared.txt'));
+    await startDaemon(dir);
+    for (const name of ['alice', 'bob']) expect((await runTeamd(['spawn', name, 'coder', '--dir', dir])).code).toBe(0);
+    await waitFor(
+      () => board.list().tasks.every((t) => t.status === 'completed' && t.worktree?.state === 'committed'),
+      'both tasks completed and committed',
+      60_000,
+    );
+    expect(fs.readFileSync(path.join(ws, 'shared.txt'), 'utf8')).toBe('base\n');
+    const [one, two] = [board.get(1), board.get(2)];
+    expect(one.worktree).toMatchObject({ name: '1-alice-edits-shared', branch: 'teamd/1-alice-edits-shared', base: 'main', state: 'committed' });
+    expect(two.worktree).toMatchObject({ name: 'bob-branch', branch: 'teamd/bob-branch' });
+    expect(git(ws, 'show', `${one.worktree!.branch}:shared.txt`)).toBe('alice-version\n');
+    expect(git(ws, 'log', '-1', '--format=%H %s', one.worktree!.branch).trim()).toBe(`${one.worktree!.commit} teamd: task 1: alice edits shared`);
+    expect(git(ws, 'show', `${two.worktree!.branch}:shared.txt`)).toBe('bob-version\n');
+
+    const merged = await runTeamd(['merge', '1', '--dir', dir]);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(merged.stdout).toMatch(/^merged teamd\/1-alice-edits-shared into main \(fast-forward [0-9a-f]{12}\)\n$/);
+    expect(fs.readFileSync(path.join(ws, 'shared.txt'), 'utf8')).toBe('alice-version\n');
+    const conflict = await runTeamd(['merge', '2', '--dir', dir]);
+    expect(conflict.code).toBe(4);
+    expect(conflict.stderr).toMatch(/conflicts in shared\.txt; the merge was aborted and the workspace left as it was\. Task 2 is marked needs-merge/);
+    expect(git(ws, 'status', '--porcelain', '--untracked-files=no')).toBe('');
+    expect(fs.readFileSync(path.join(ws, 'shared.txt'), 'utf8')).toBe('alice-version\n');
+    expect(board.get(2).worktree).toMatchObject({ state: 'needs-merge', conflicts: ['shared.txt'] });
+    const events = fs
+      .readFileSync(path.join(dir, 'worktrees', 'events.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { event: string; taskId: number }).event);
+    expect(events).toEqual(expect.arrayContaining(['created', 'committed', 'merged', 'conflict']));
+  });
+
+  it('a task resumed after kill -9 continues in its worktree; remove refuses a dirty worktree without --force', async () => {
+    const { ws, dir } = repo();
+    const { board } = openBoard(dir);
+    // In the workspace (bound into the sandbox, unlike the rest of /tmp), outside the worktree.
+    const gate = path.join(ws, 'gate');
+    fs.mkdirSync(gate);
+    await addTask(
+      dir,
+      'slow work',
+      '--worktree',
+      'slow',
+      '--description',
+      sh('echo started >> run.log', `while [ -d ${gate} ]; do touch waiting; sleep 0.05; done`, 'echo finished > done.txt'),
+    );
+    await startDaemon(dir);
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    const tree = path.join(dir, 'worktrees', 'slow');
+    await waitFor(() => fs.existsSync(path.join(tree, 'waiting')), 'alice inside the slow command, in the worktree');
+    const pid = member(dir, 'alice')!.pid!;
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => member(dir, 'alice')?.pid && member(dir, 'alice')?.pid !== pid, 'alice restarted');
+    fs.rmdirSync(gate);
+    await waitFor(() => board.get(1).status === 'completed', 'the task completed after the restart', 30_000);
+    expect(fs.readFileSync(path.join(tree, 'run.log'), 'utf8')).toBe('started\n');
+    expect(git(ws, 'show', 'teamd/slow:done.txt')).toBe('finished\n');
+    expect(fs.existsSync(path.join(ws, 'done.txt'))).toBe(false);
+
+    fs.writeFileSync(path.join(tree, 'scratch.txt'), 'not committed\n');
+    const refused = await runTeamd(['worktree', 'remove', '1', '--dir', dir]);
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toMatch(/has uncommitted changes \(scratch\.txt\); pass --force/);
+    expect(fs.existsSync(tree)).toBe(true);
+    const listed = await runTeamd(['worktree', 'list', '--dir', dir, '--json']);
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ task: 1, branch: 'teamd/slow', state: 'committed', exists: true, dirty: true }]);
+    expect((await runTeamd(['worktree', 'remove', '1', '--force', '--dir', dir])).code).toBe(0);
+    expect(fs.existsSync(tree)).toBe(false);
+    expect(git(ws, 'branch', '--list', 'teamd/slow').trim()).toBe('teamd/slow');
+  });
+
+  it('a workspace that is not a git repository refuses --worktree with a clear error; without it, tasks work as before', async () => {
+    const ws = makeTempDir('teamd-plain-');
+    const dir = path.join(ws, '.team');
+    const refused = await runTeamd(['task', 'add', 'isolated', '--worktree', '--dir', dir]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/is not a git repository: --worktree needs one \(git init there\), or leave --worktree out/);
+    expect((await runTeamd(['task', 'add', 'plain', '--dir', dir])).code).toBe(0);
+    expect((await runTeamd(['task', 'add', 'x', '--base', 'main', '--dir', dir])).stderr).toMatch(/--base goes with --worktree/);
+  });
+});
