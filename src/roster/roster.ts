@@ -80,6 +80,8 @@ export const settingsSchema = z.looseObject({
   logFiles: z.number().int().min(1).max(100).default(5),
   /** A system-wide service (teamd service) runs a team whose settings allow everything (bypassPermissions) only when this says so. */
   allowBypassInService: z.boolean().default(false),
+  /** "always": every task added with teamd task add in a git workspace gets its own worktree (--no-worktree opts out). */
+  worktrees: z.enum(['off', 'always']).default('off'),
   /** A teammate idle this long exits and sleeps until work appears; 0 = never. */
   idleTimeoutMs: z.number().int().nonnegative().default(60_000),
   model: z.string().default('offline'),

@@ -12,6 +12,7 @@ import { decideRestart, DEFAULT_RESTART_POLICY, describeExit, FRESH_HISTORY, typ
 import { DEFAULT_LADDER, settlesWithin, stopChild, type LadderTimings, type StopRung } from './stop-ladder.js';
 import { WakeScheduler } from './wake-scheduler.js';
 import { WorkHandout } from './work-handout.js';
+import { reconcileWorktrees } from '../worktree/reconcile.js';
 import type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
 
 export type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
@@ -76,6 +77,11 @@ export class Supervisor {
   /** Reconciles the roster with reality (no teammate runs yet) and starts watching for work. */
   async start(): Promise<void> {
     await this.deps.board.reconcile();
+    try {
+      reconcileWorktrees(this.deps.paths, this.deps.logger);
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'could not reconcile the worktrees with git; they are left as they are');
+    }
     const members = this.deps.roster.read().members;
     const openTasks = this.work.openTasksOf(members.map((m) => m.name));
     for (const member of members) {

@@ -114,4 +114,23 @@ describe('tasks in their own git worktrees (offline model, real git)', () => {
     expect((await runTeamd(['task', 'add', 'plain', '--dir', dir])).code).toBe(0);
     expect((await runTeamd(['task', 'add', 'x', '--base', 'main', '--dir', dir])).stderr).toMatch(/--base goes with --worktree/);
   });
+
+  it('the team setting worktrees "always" gives every added task a worktree (--no-worktree opts out); teamd start reports a folder git does not know and deletes nothing', async () => {
+    const { dir } = repo();
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ members: [], settings: { worktrees: 'always' } }));
+    await addTask(dir, 'isolated by default');
+    await addTask(dir, 'shared on purpose', '--no-worktree');
+    const { board } = openBoard(dir);
+    expect(board.get(1).worktree).toMatchObject({ name: '1-isolated-by-default', state: 'pending', base: 'main' });
+    expect(board.get(2).worktree).toBeUndefined();
+    const stray = path.join(dir, 'worktrees', 'stray');
+    fs.mkdirSync(stray, { recursive: true });
+    fs.writeFileSync(path.join(stray, 'notes.txt'), 'mine\n');
+    await startDaemon(dir);
+    const log = fs.readFileSync(path.join(dir, 'logs', 'daemon.log'), 'utf8');
+    expect(log).toMatch(/a folder in worktrees\/ is not a worktree git knows: left as it is/);
+    expect(fs.readFileSync(path.join(stray, 'notes.txt'), 'utf8')).toBe('mine\n');
+    expect(fs.readFileSync(path.join(dir, 'worktrees', 'events.jsonl'), 'utf8')).toMatch(/"event":"unknown-folder"/);
+  });
 });

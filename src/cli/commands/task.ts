@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { currentHead, git, repoRoot } from '../../worktree/git.js';
+import { readConfig } from '../../roster/roster.js';
 import { withCommonOptions as common, type CommonOptions as Common } from './common.js';
 import { TeamdError } from '../../errors.js';
 import { openContext } from '../context.js';
@@ -22,13 +23,17 @@ export function taskCommand(io: Io): Command {
     .option('--blocked-by <ids>', 'comma-separated ids of tasks that must complete first', parseTaskIdList)
     .option('--role <role>', 'the role it is meant for: idle teammates of that role are woken for it first')
     .option('--worktree [name]', 'work it in its own git worktree (name: default <id>-<subject>), made when it is claimed')
+    .option('--no-worktree', 'work it in the workspace even when the team setting "worktrees" is "always"')
     .option('--base <ref>', "with --worktree: the commit or branch it starts from (default: the workspace's current HEAD)")
     .action(
-      async (subject: string, options: Common & { description?: string; blockedBy?: number[]; role?: string; worktree?: string | true; base?: string }) => {
+      async (subject: string, options: Common & { description?: string; blockedBy?: number[]; role?: string; worktree?: string | boolean; base?: string }) => {
         const description = options.description === '-' ? await io.readStdin() : options.description;
         const { board, paths } = openContext(io, options.dir, 'write');
-        if (options.base !== undefined && options.worktree === undefined) throw new TeamdError('USAGE', '--base goes with --worktree');
-        const worktree = options.worktree === undefined ? undefined : worktreeSpec(path.dirname(paths.root), options.worktree, options.base);
+        const workspace = path.dirname(paths.root);
+        // The team may want a worktree for every task (settings.worktrees "always"), where the workspace is a git repository.
+        const wanted = options.worktree ?? (readConfig(paths.config).settings.worktrees === 'always' && repoRoot(workspace) !== null ? true : undefined);
+        if (options.base !== undefined && (wanted === undefined || wanted === false)) throw new TeamdError('USAGE', '--base goes with --worktree');
+        const worktree = wanted === undefined || wanted === false ? undefined : worktreeSpec(workspace, wanted, options.base);
         const created = await board.add({ subject, description, blockedBy: options.blockedBy, role: options.role, worktree });
         report(io, options, created, 'added');
       },
