@@ -214,6 +214,15 @@ export class Board {
     return this.mutate(id, (task) => transitions.releaseTask(task, actor, this.timestamp()));
   }
 
+  /** Gives a pending task without one a worktree (create_worktree). */
+  async giveWorktree(id: number, spec: { readonly name?: string | undefined; readonly base: string }): Promise<Task> {
+    return this.mutate(id, (task) => {
+      if (task.status !== 'pending') throw new TeamdError('INVALID_TRANSITION', `task ${id} is ${task.status}: only a pending task can get a worktree`);
+      if (task.worktree) throw new TeamdError('INVALID_TRANSITION', `task ${id} already has the worktree ${task.worktree.name}`);
+      return { ...task, worktree: worktreeFor(id, task.subject, spec), updatedAt: this.timestamp() };
+    });
+  }
+
   /** Changes a task's worktree record (its state, commit, conflicts), under the task's lock. */
   async setWorktree(id: number, change: (worktree: TaskWorktree) => TaskWorktree): Promise<Task> {
     return this.mutate(id, (task) => {

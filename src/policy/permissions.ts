@@ -33,7 +33,18 @@ export type Decision =
 const READS = new Set(['read_file', 'glob', 'grep', 'list_tasks', 'get_task']);
 const EDITS = new Set(['write_file', 'edit_file']);
 /** Coordination through the board and the mailboxes: what a teammate is for. No mode asks for these; rules still apply. */
-const TEAM = new Set(['claim_task', 'complete_task', 'fail_task', 'create_task', 'send_message', 'broadcast', 'idle', 'submit_plan']);
+const TEAM = new Set([
+  'claim_task',
+  'complete_task',
+  'fail_task',
+  'create_task',
+  'send_message',
+  'broadcast',
+  'idle',
+  'submit_plan',
+  'create_worktree',
+  'keep_worktree',
+]);
 
 /**
  * The decision for one call. Deny wins over ask, ask over allow; a compound bash line is allowed

@@ -14,6 +14,7 @@ import {
   sendMessageTool,
   submitPlanTool,
 } from './team-tools.js';
+import { createWorktreeTool, keepWorktreeTool, removeWorktreeTool } from './worktree-tools.js';
 import { budgetResult } from './output-spill.js';
 import { toolError, type Tool, type ToolContext, type ToolResult } from './tool.js';
 import type { ToolGate } from '../policy/tool-gate.js';
@@ -35,6 +36,9 @@ export const ALL_TOOLS: readonly Tool[] = [
   broadcastTool,
   idleTool,
   submitPlanTool,
+  createWorktreeTool,
+  keepWorktreeTool,
+  removeWorktreeTool,
 ];
 
 export interface ApiTool {

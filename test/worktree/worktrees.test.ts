@@ -133,4 +133,29 @@ describe('tasks in their own git worktrees (offline model, real git)', () => {
     expect(fs.readFileSync(path.join(stray, 'notes.txt'), 'utf8')).toBe('mine\n');
     expect(fs.readFileSync(path.join(dir, 'worktrees', 'events.jsonl'), 'utf8')).toMatch(/"event":"unknown-folder"/);
   });
+
+  it('the agent tools: create_worktree gives a pending task a worktree, its file tools write there, remove_worktree removes it (the branch stays)', async () => {
+    const { ws, dir } = repo();
+    const { board } = openBoard(dir);
+    const calls = (value: unknown) => `\`\`\`teamd-calls\n${JSON.stringify(value)}\n\`\`\``;
+    await board.add({ subject: 'plan the work', description: calls([{ name: 'create_worktree', input: { task_id: 2, name: 'tool-made' } }]) });
+    await board.add({
+      subject: 'write with a file tool',
+      blockedBy: [1],
+      description: calls([{ name: 'write_file', input: { path: 'from-tool.txt', content: 'hello\n' } }]),
+    });
+    await board.add({ subject: 'clean up', blockedBy: [2], description: calls([{ name: 'remove_worktree', input: { task_id: 2 } }]) });
+    await startDaemon(dir);
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    await waitFor(() => board.list().tasks.every((t) => t.status === 'completed' || t.status === 'failed'), 'all three tasks finished', 60_000);
+    expect(board.list().tasks.map((t) => [t.id, t.status, t.result?.slice(0, 200)])).toEqual([
+      [1, 'completed', expect.any(String)],
+      [2, 'completed', expect.any(String)],
+      [3, 'completed', expect.any(String)],
+    ]);
+    expect(board.get(2).worktree).toMatchObject({ name: 'tool-made', branch: 'teamd/tool-made', state: 'removed' });
+    expect(git(ws, 'show', 'teamd/tool-made:from-tool.txt')).toBe('hello\n');
+    expect(fs.existsSync(path.join(ws, 'from-tool.txt'))).toBe(false);
+    expect(fs.existsSync(path.join(dir, 'worktrees', 'tool-made'))).toBe(false);
+  });
 });
