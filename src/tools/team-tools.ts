@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, MAX_SUBJECT_CHARS, TASK_STATUSES, taskIdSchema } from '../board/task.js';
 import { isTeamdError } from '../errors.js';
 import { defineTool, toolError, type ToolResult } from './tool.js';
+import { teamWorktree } from '../worktree/team-setting.js';
 
 /** Board and mailbox errors are expected outcomes for the model (not ready, not yours): return them. */
 async function expected(run: () => Promise<ToolResult>): Promise<ToolResult> {
@@ -45,7 +46,11 @@ export const createTaskTool = defineTool({
     blocked_by: z.array(taskIdSchema).optional(),
   }),
   needsApprovedPlan: true,
-  run: (input, ctx) => expected(async () => json(await ctx.board.add({ subject: input.subject, description: input.description, blockedBy: input.blocked_by }))),
+  // The team setting "worktrees": "always" reaches tasks a teammate creates too.
+  run: (input, ctx) =>
+    expected(async () =>
+      json(await ctx.board.add({ subject: input.subject, description: input.description, blockedBy: input.blocked_by, worktree: teamWorktree(ctx.stateDir) })),
+    ),
 });
 
 export const claimTaskTool = defineTool({

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAlive } from '../../src/daemon/pid-file.js';
 import type { DemoSummary } from '../../src/demo/run-demo.js';
+import type { WorktreeDemoSummary } from '../../src/demo/worktree-demo.js';
 import { spawn } from 'node:child_process';
 import { TEAMD_BIN, runTeamd, waitForLine } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
@@ -23,6 +24,21 @@ describe('teamd demo', () => {
     expect(summary.teammatePids).toHaveLength(3);
     expect(summary.teammatePids.filter(isAlive)).toEqual([]);
     expect(fs.existsSync(summary.workspace)).toBe(false);
+  });
+
+  it('demo worktrees: two tasks change one file in their own worktrees; the first merges, the second conflicts and leaves the workspace clean', async () => {
+    const result = await runTeamd(['demo', 'worktrees', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout) as WorktreeDemoSummary;
+    expect(summary.tasks.map((t) => [t.branch, t.merge])).toEqual([
+      ['teamd/first-greeting', 'merged'],
+      ['teamd/second-greeting', 'conflict'],
+    ]);
+    expect(summary.tasks.every((t) => /^[0-9a-f]{40}$/.test(t.commit ?? ''))).toBe(true);
+    expect(result.stderr).toMatch(/greeting\.txt in the workspace still says: hello\n/);
+    expect(result.stderr).toMatch(/conflict in greeting\.txt; merge aborted, workspace clean \(git status: nothing to commit\)/);
+    expect(fs.existsSync(summary.workspace)).toBe(false);
+    expect((await runTeamd(['demo', 'rockets'])).stderr).toMatch(/there is no demo "rockets"/);
   });
 
   it('--keep leaves the built workspace and the daemon for poking at', async () => {

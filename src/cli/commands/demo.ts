@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { runDemo, formatSummary } from '../../demo/run-demo.js';
+import { runWorktreeDemo } from '../../demo/worktree-demo.js';
 import { TeamdError } from '../../errors.js';
 import { createLogger } from '../../logger.js';
 import { startDetachedDaemon, stopDaemonAndWait } from '../daemon-process.js';
@@ -12,9 +13,12 @@ import type { StatePaths } from '../../paths.js';
 export function demoCommand(io: Io): Command {
   return new Command('demo')
     .description('watch a team of three build, test and package a small project, offline (no API key), in a temporary folder')
+    .argument('[which]', "'worktrees': two teammates change one file in their own git worktrees, then merge and conflict")
     .option('--keep', 'leave the workspace and the daemon running afterwards, to poke at')
     .option('--json', 'print the summary as JSON on stdout (the live view goes to stderr)')
-    .action(async (options: { keep?: boolean; json?: boolean }) => {
+    .action(async (which: string | undefined, options: { keep?: boolean; json?: boolean }) => {
+      if (which !== undefined && which !== 'worktrees')
+        throw new TeamdError('USAGE', `there is no demo ${JSON.stringify(which)}: teamd demo, or teamd demo worktrees`);
       const time = (): string => new Date().toISOString().slice(11, 19);
       const show = (line: string): void => (options.json ? io.err : io.out)(`${time()}  ${line}\n`);
       // A closed pipe (teamd demo | head) or Ctrl-C must not leave the demo's daemon running.
@@ -31,6 +35,28 @@ export function demoCommand(io: Io): Command {
       };
       const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
       for (const signal of signals) process.once(signal, interrupt);
+      const hooks = {
+        startDaemon: async (paths: StatePaths) => {
+          const info = await startDetachedDaemon(io, paths, { model: 'offline', idleTimeout: 0 });
+          running = { paths, info };
+          if (info.sandbox) show(runsUnsandboxed(info) ? `WARNING: teammates' commands are NOT sandboxed: ${info.sandbox}` : `sandbox: ${info.sandbox}`);
+          return info;
+        },
+        stopDaemon: stopDaemonAndWait,
+        show,
+        logger: createLogger(),
+      };
+      if (which === 'worktrees') {
+        const result = await runWorktreeDemo(hooks, options.keep === true).finally(() => {
+          for (const signal of signals) process.off(signal, interrupt);
+        });
+        if (options.json) printJson(io, result);
+        else
+          io.out(`\nworktrees demo: ${result.tasks.map((t) => `task ${t.id} ${t.merge}`).join(', ')}${result.kept ? ` (kept in ${result.workspace})` : ''}\n`);
+        if (result.tasks.map((t) => t.merge).join(',') !== 'merged,conflict')
+          throw new TeamdError('IO', 'the worktrees demo did not go as it should: see above');
+        return;
+      }
       const summary = await runDemo(
         {
           startDaemon: async (paths) => {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { currentHead, git, repoRoot } from '../../worktree/git.js';
-import { readConfig } from '../../roster/roster.js';
+import { teamWorktree } from '../../worktree/team-setting.js';
 import { withCommonOptions as common, type CommonOptions as Common } from './common.js';
 import { TeamdError } from '../../errors.js';
 import { openContext } from '../context.js';
@@ -31,7 +31,7 @@ export function taskCommand(io: Io): Command {
         const { board, paths } = openContext(io, options.dir, 'write');
         const workspace = path.dirname(paths.root);
         // The team may want a worktree for every task (settings.worktrees "always"), where the workspace is a git repository.
-        const wanted = options.worktree ?? (readConfig(paths.config).settings.worktrees === 'always' && repoRoot(workspace) !== null ? true : undefined);
+        const wanted = options.worktree ?? (teamWorktree(paths.root) ? true : undefined);
         if (options.base !== undefined && (wanted === undefined || wanted === false)) throw new TeamdError('USAGE', '--base goes with --worktree');
         const worktree = wanted === undefined || wanted === false ? undefined : worktreeSpec(workspace, wanted, options.base);
         const created = await board.add({ subject, description, blockedBy: options.blockedBy, role: options.role, worktree });
