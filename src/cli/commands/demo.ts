@@ -57,20 +57,7 @@ export function demoCommand(io: Io): Command {
           throw new TeamdError('IO', 'the worktrees demo did not go as it should: see above');
         return;
       }
-      const summary = await runDemo(
-        {
-          startDaemon: async (paths) => {
-            const info = await startDetachedDaemon(io, paths, { model: 'offline', idleTimeout: 0 });
-            running = { paths, info };
-            if (info.sandbox) show(runsUnsandboxed(info) ? `WARNING: teammates' commands are NOT sandboxed: ${info.sandbox}` : `sandbox: ${info.sandbox}`);
-            return info;
-          },
-          stopDaemon: stopDaemonAndWait,
-          show,
-          logger: createLogger(),
-        },
-        options.keep === true,
-      ).finally(() => {
+      const summary = await runDemo(hooks, options.keep === true).finally(() => {
         for (const signal of signals) process.off(signal, interrupt);
       });
       if (options.json) printJson(io, summary);
