@@ -29,7 +29,7 @@ import { WakeTracker } from './wake-tracker.js';
 import { NextTask } from './next-task.js';
 import type { MakeGate } from './policy-wiring.js';
 import { RuntimeHooks } from './runtime-hooks.js';
-import { TaskWorktrees } from './task-worktree.js';
+import { TaskInHand } from './task-in-hand.js';
 import { statePaths } from '../paths.js';
 
 export interface TeammateDeps {
@@ -76,13 +76,10 @@ export type RuntimeEnd = 'shutdown' | 'asleep' | 'stopped' | 'errored' | 'budget
  */
 export class TeammateRuntime {
   private readonly stopper = new AbortController();
-  private readonly claims = new Map<number, number>();
-  private readonly worked = new Set<number>();
   private readonly tools: ToolRegistry;
   private readonly compactor: Compactor;
   private readonly system: string;
   private readonly outcomes: TaskOutcomes;
-  private currentTask: Task | null = null;
   private readonly budget: BudgetGuard;
   private shutdownRequest: Message | null = null;
   private backoff: ModelBackoff | null = null;
@@ -100,9 +97,7 @@ export class TeammateRuntime {
   private readonly plans: PlanGate;
   private readonly intake: InboxIntake;
   private readonly hooks: RuntimeHooks;
-  private readonly worktrees: TaskWorktrees;
-  /** Where the tools work: the task's worktree, or the workspace. */
-  private workRoot: string;
+  private readonly hand: TaskInHand;
 
   constructor(private readonly deps: TeammateDeps) {
     this.status = new StatusReport(deps.link);
@@ -125,19 +120,19 @@ export class TeammateRuntime {
       save: () => this.save(),
       logger: deps.logger,
     });
-    const policy = deps.makeGate?.({ taskId: () => this.currentTask?.id ?? null, root: () => this.workRoot, waiting: (on) => this.status.waiting(on) }) ?? null;
-    this.workRoot = deps.identity.workspace;
-    this.worktrees = new TaskWorktrees({
+    this.hand = new TaskInHand({
       name: deps.identity.name,
       workspace: deps.identity.workspace,
       paths: statePaths(deps.stateDir),
       board: deps.board,
       logger: deps.logger,
     });
+    const policy =
+      deps.makeGate?.({ taskId: () => this.currentTask?.id ?? null, root: () => this.hand.root, waiting: (on) => this.status.waiting(on) }) ?? null;
     this.hooks = new RuntimeHooks(policy?.events ?? null, deps.session, deps.logger);
     this.tools = new ToolRegistry(ALL_TOOLS, () => this.plans.approved(this.currentTask), policy?.gate ?? null);
     this.system = systemPrompt(deps.identity);
-    this.outcomes = new TaskOutcomes({ name: deps.identity.name, board: deps.board, mailbox: deps.mailbox, logger: deps.logger, claims: this.claims });
+    this.outcomes = new TaskOutcomes({ name: deps.identity.name, board: deps.board, mailbox: deps.mailbox, logger: deps.logger, claims: this.hand.claims });
     this.compactor = new Compactor({
       model: deps.model,
       thresholdTokens: deps.compactThresholdTokens,
@@ -217,7 +212,7 @@ export class TeammateRuntime {
   /** Takes the next task, if any (next-task.ts), and tells the model about it. */
   private async takeNextTask(recheck: boolean): Promise<boolean> {
     const { identity, session } = this.deps;
-    const next = await this.next.find(this.worked, session.gaveUp, recheck);
+    const next = await this.next.find(this.hand.worked, session.gaveUp, recheck);
     if (!next) return false;
     const { task, resumed } = next;
     try {
@@ -226,13 +221,12 @@ export class TeammateRuntime {
       // Its worktree cannot be made (git refused): working in the shared workspace instead would defeat it; the task fails, saying why.
       const reason = `its worktree could not be made: ${error instanceof Error ? error.message : String(error)}`;
       this.deps.logger.error({ err: error, taskId: task.id }, 'worktree could not be made; failing the task');
-      this.currentTask = null;
       await this.deps.board.fail(task.id, { owner: identity.name, claim: task.claim }, reason).catch(() => {});
       return false;
     }
     if (foldSuperseded(session.messages) > 0) this.rewriteSession = true;
     const directives = resumed ? [identityDirective(identity, task), resumeDirective(task)] : [taskDirective(task)];
-    if (task.worktree && this.workRoot !== identity.workspace) directives.push(worktreeDirective(task, this.workRoot));
+    if (task.worktree && this.hand.root !== identity.workspace) directives.push(worktreeDirective(task, this.hand.root));
     appendUser(
       session.messages,
       directives.map((text) => ({ type: 'text' as const, text })),
@@ -242,16 +236,16 @@ export class TeammateRuntime {
   }
 
   private take(task: Task): void {
-    this.worked.add(task.id);
-    this.claims.set(task.id, task.claim);
-    this.currentTask = task;
-    this.workRoot = this.worktrees.enter(task);
+    this.hand.take(task);
+  }
+
+  private get currentTask(): Task | null {
+    return this.hand.current;
   }
 
   /** The current task ends (completed, failed, released): the roster, the identity and status agree at once. */
   private endTask(): void {
-    this.currentTask = null;
-    this.workRoot = this.deps.identity.workspace;
+    this.hand.drop();
     this.report(this.busy ? 'working' : 'idle');
   }
 
@@ -426,18 +420,15 @@ export class TeammateRuntime {
     const { identity, board, mailbox } = this.deps;
     return {
       name: identity.name,
-      workspace: this.workRoot,
+      workspace: this.hand.root,
       stateDir: this.deps.stateDir,
       shell: this.deps.shell,
       board,
       mailbox,
       signal: this.stopper.signal,
-      claims: this.claims,
+      claims: this.hand.claims,
       control: {
-        beforeComplete: async (id) => {
-          const task = this.currentTask?.id === id ? this.deps.board.get(id) : null;
-          if (task) await this.worktrees.commit(task);
-        },
+        beforeComplete: (id) => this.hand.beforeComplete(id),
         submitPlan: (plan) => {
           const requestId = this.plans.submit(plan, this.currentTask);
           this.save();
