@@ -6,6 +6,7 @@ import { parseName } from '../names.js';
 import type { StatePaths } from '../paths.js';
 import { assessReadiness, findCycle, type Readiness, type StatusLookup } from './readiness.js';
 import { MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, MAX_SUBJECT_CHARS, newTask, worktreeSchema, type Task, type TaskStatus, type TaskWorktree } from './task.js';
+import { worktreeFor } from './worktree-spec.js';
 import { claimNext } from './claim-next.js';
 import { ReadyScanner } from './ready-scanner.js';
 import { RevisionTokens } from './revision-tokens.js';
@@ -353,22 +354,4 @@ function holder(task: Task): string | null {
 
 function lostLock(id: number): TeamdError {
   return new TeamdError('CONCURRENT_WRITE', `lost the lock on task ${id} before writing (the process stalled); retry the command`, { details: { id } });
-}
-
-/** A new task's worktree: named after the task unless a name is given, on the branch teamd/<name>. */
-function worktreeFor(id: number, subject: string, spec: { readonly name?: string | undefined; readonly base: string }): TaskWorktree {
-  const slug = subject
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  const name = spec.name ?? (slug ? `${id}-${slug}` : String(id));
-  const parsed = worktreeSchema.shape.name.safeParse(name);
-  if (!parsed.success)
-    throw new TeamdError(
-      'INVALID_INPUT',
-      `a worktree name is 1-80 characters of a-z, 0-9, '.', '_' or '-', starting with a letter or digit; got ${JSON.stringify(name)}`,
-    );
-  return { name, branch: `teamd/${name}`, base: spec.base, state: 'pending', commit: null };
 }
