@@ -5,6 +5,7 @@ import type { Message } from '../inbox/message.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import { LEAD } from '../roster/roster.js';
+import { boundedInput } from '../teammate/event-log.js';
 
 /** What the lead is asked about, in the request's `extra` (teamd plans and approve show it). */
 export interface PermissionQuestion {
@@ -51,7 +52,8 @@ export class PermissionAsker {
       to: LEAD,
       type: 'permission_request',
       content: `${deps.name} asks to run ${question.tool}: ${summary(question.input)} (${question.why})`,
-      extra: { tool: question.tool, input: question.input, ...(question.taskId === null ? {} : { taskId: question.taskId }) },
+      // A whole file in a write_file call would make the message too large: the lead sees a bounded head and tail.
+      extra: { tool: question.tool, input: boundedInput(question.input), ...(question.taskId === null ? {} : { taskId: question.taskId }) },
     });
     const requestId = request.requestId!;
     deps.logger.info({ requestId, tool: question.tool, taskId: question.taskId, why: question.why }, 'asked the lead for permission');

@@ -93,6 +93,8 @@ export interface Settings {
 }
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
+/** A settings file larger than this is refused (it is read whole, by every teammate, whenever it changes). */
+const MAX_SETTINGS_BYTES = 1024 * 1024;
 export const DEFAULT_ASK_TIMEOUT_MS = 10 * 60_000;
 
 /** No settings file: the mode `default` (reads allowed, the rest asked), no hooks. */
@@ -110,6 +112,8 @@ export const DEFAULT_SETTINGS: Settings = {
 export function readSettingsFile(file: string): SettingsFile | null {
   let raw: string;
   try {
+    const size = fs.statSync(file).size;
+    if (size > MAX_SETTINGS_BYTES) throw new TeamdError('INVALID_INPUT', `${file} is ${size} bytes; a settings file is at most ${MAX_SETTINGS_BYTES} bytes`);
     raw = fs.readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;

@@ -14,8 +14,8 @@ export function headAndTail(text: string, head = HEAD_CHARS, tail = TAIL_CHARS):
   return `${text.slice(0, head)}\n… [${text.length - head - tail} characters left out] …\n${text.slice(-tail)}`;
 }
 
-/** A tool's input with every long string field cut to a head and tail. */
-function boundedInput(input: unknown): unknown {
+/** A tool's input with every long string field cut to a head and tail (for a log line, or a question to the lead). */
+export function boundedInput(input: unknown): unknown {
   if (typeof input === 'string') return headAndTail(input, INPUT_HEAD_CHARS, INPUT_TAIL_CHARS);
   if (Array.isArray(input)) return input.slice(0, 20).map(boundedInput);
   if (typeof input === 'object' && input !== null) return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, boundedInput(value)]));

@@ -86,7 +86,13 @@ export class ToolRegistry {
     }
     let input: unknown = parsed.data;
     if (this.gate) {
-      const verdict = await this.gate.before(name, parsed.data, ctx.signal);
+      let verdict: Awaited<ReturnType<ToolGate['before']>>;
+      try {
+        verdict = await this.gate.before(name, parsed.data, ctx.signal);
+      } catch (error) {
+        // A permission check that cannot be made (a full disk for the request, git gone) refuses the call; it never lets it through.
+        return toolError(`${name} was not run: the permission check failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
       if (verdict.kind === 'refuse') return toolError(verdict.content);
       if (verdict.input !== parsed.data) {
         // A hook replaced the input: it is checked like the model's.
@@ -101,6 +107,11 @@ export class ToolRegistry {
     } catch (error) {
       result = toolError(`${name} failed: ${error instanceof Error ? error.message : String(error)}`);
     }
-    return this.gate ? this.gate.after(name, input, result) : result;
+    if (!this.gate) return result;
+    try {
+      return await this.gate.after(name, input, result);
+    } catch {
+      return result;
+    }
   }
 }
