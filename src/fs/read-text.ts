@@ -35,3 +35,12 @@ export function readSliceAndClose(fd: number, offset: number, max: number): { te
     fs.closeSync(fd);
   }
 }
+
+/** A file's size, or 0 when it cannot be read (absent, or not there yet): where an append-only file has grown to. */
+export function fileSizeOrZero(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}

@@ -5,6 +5,7 @@ import { CursorStore, type Cursor } from './cursor.js';
 import { readInboxFrom } from './inbox-file.js';
 import type { Message } from './message.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
+import { fileSizeOrZero } from '../fs/read-text.js';
 
 export interface Batch {
   /** New messages in inbox order, without ids already handled. */
@@ -54,7 +55,7 @@ export class InboxConsumer {
 
   read(): Batch {
     let from = this.cursor.offset;
-    const size = fileSize(this.file);
+    const size = fileSizeOrZero(this.file);
     if (from > size) {
       this.logger.warn({ file: this.file, offset: from, size }, 'inbox is shorter than the cursor (replaced or truncated); reading it from the start');
       from = 0;
@@ -113,13 +114,5 @@ function startsRecord(file: string, offset: number): boolean {
     return fs.readSync(fd, byte, 0, 1, offset - 1) === 1 && byte[0] === 0x0a;
   } finally {
     fs.closeSync(fd);
-  }
-}
-
-function fileSize(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
   }
 }

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { readInboxFrom } from '../inbox/inbox-file.js';
 import type { Mailbox } from '../inbox/mailbox.js';
 import type { Message } from '../inbox/message.js';
@@ -6,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import { LEAD } from '../roster/roster.js';
 import { boundedInput } from '../teammate/event-log.js';
+import { fileSizeOrZero } from '../fs/read-text.js';
 
 /** What the lead is asked about, in the request's `extra` (teamd plans and approve show it). */
 export interface PermissionQuestion {
@@ -46,7 +46,7 @@ export class PermissionAsker {
   async ask(question: PermissionQuestion, timeoutMs: number, onTimeout: 'allow' | 'deny', signal: AbortSignal): Promise<PermissionAnswer> {
     const { deps } = this;
     const inbox = deps.paths.inboxFile(deps.name);
-    const from = size(inbox);
+    const from = fileSizeOrZero(inbox);
     const request = deps.mailbox.send({
       from: deps.name,
       to: LEAD,
@@ -89,14 +89,6 @@ export class PermissionAsker {
       return { allow: message.approve === true, reason: message.content, by: 'lead' };
     }
     return null;
-  }
-}
-
-function size(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
   }
 }
 

@@ -77,11 +77,7 @@ export class Supervisor {
   /** Reconciles the roster with reality (no teammate runs yet) and starts watching for work. */
   async start(): Promise<void> {
     await this.deps.board.reconcile();
-    try {
-      reconcileWorktrees(this.deps.paths, this.deps.logger);
-    } catch (error) {
-      this.deps.logger.warn({ err: error }, 'could not reconcile the worktrees with git; they are left as they are');
-    }
+    reconcileWorktrees(this.deps.paths, this.deps.logger);
     const members = this.deps.roster.read().members;
     const openTasks = this.work.openTasksOf(members.map((m) => m.name));
     for (const member of members) {

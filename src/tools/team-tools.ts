@@ -5,7 +5,7 @@ import { defineTool, toolError, type ToolResult } from './tool.js';
 import { teamWorktree } from '../worktree/team-setting.js';
 
 /** Board and mailbox errors are expected outcomes for the model (not ready, not yours): return them. */
-async function expected(run: () => Promise<ToolResult>): Promise<ToolResult> {
+export async function expected(run: () => Promise<ToolResult> | ToolResult): Promise<ToolResult> {
   try {
     return await run();
   } catch (error) {

@@ -1,20 +1,11 @@
 import path from 'node:path';
 import * as z from 'zod';
 import { taskIdSchema } from '../board/task.js';
-import { isTeamdError } from '../errors.js';
 import { statePaths } from '../paths.js';
 import { currentHead, repoRoot } from '../worktree/git.js';
 import { recordWorktreeEvent, removeWorktree, worktreePath } from '../worktree/worktrees.js';
-import { defineTool, toolError, type ToolContext, type ToolResult } from './tool.js';
-
-async function expected(run: () => Promise<ToolResult> | ToolResult): Promise<ToolResult> {
-  try {
-    return await run();
-  } catch (error) {
-    if (isTeamdError(error)) return toolError(`${error.code}: ${error.message}`);
-    throw error;
-  }
-}
+import { defineTool, toolError, type ToolContext } from './tool.js';
+import { expected } from './team-tools.js';
 
 const workspaceOf = (ctx: ToolContext): string => path.dirname(ctx.stateDir);
 

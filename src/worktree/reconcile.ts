@@ -10,6 +10,16 @@ import { gitWorktrees, recordWorktreeEvent } from './worktrees.js';
  * folder under `<state>/worktrees` that git does not know is reported, never deleted.
  */
 export function reconcileWorktrees(paths: StatePaths, logger: Logger): { unknown: string[] } {
+  try {
+    return reconcile(paths, logger);
+  } catch (error) {
+    // git failing here must not stop the daemon from starting: the worktrees stay as they are.
+    logger.warn({ err: error }, 'could not reconcile the worktrees with git; they are left as they are');
+    return { unknown: [] };
+  }
+}
+
+function reconcile(paths: StatePaths, logger: Logger): { unknown: string[] } {
   const dir = path.join(paths.root, 'worktrees');
   const workspace = path.dirname(paths.root);
   if (!fs.existsSync(dir) || repoRoot(workspace) === null) return { unknown: [] };

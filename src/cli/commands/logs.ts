@@ -13,6 +13,7 @@ import { formatLogEntry } from '../log-format.js';
 import type { Io } from '../output.js';
 import { parseDuration, parseMemberName, parseNonNegativeInt, parseTaskId } from '../parsers.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
+import { fileSizeOrZero } from '../../fs/read-text.js';
 
 interface LogsOptions extends CommonOptions {
   lines: number;
@@ -50,7 +51,7 @@ export function logsCommand(io: Io): Command {
         io.err(`no log yet at ${names.length === 1 ? paths.logFile(names[0]!) : paths.logsDir}\n`);
       for (const line of shown) print(line);
       if (!options.follow) return;
-      const sizes = names.map((who) => fileSize(paths.logFile(who)));
+      const sizes = names.map((who) => fileSizeOrZero(paths.logFile(who)));
       await untilInterrupted((signal) => Promise.all(names.map((who, i) => followLines(paths.logFile(who), sizes[i]!, print, signal, logger))).then(() => {}));
     });
 }
@@ -89,14 +90,6 @@ function mergeByTime(lines: readonly string[]): string[] {
     .map((line, index) => ({ line, index, at: time(line) }))
     .sort((a, b) => a.at - b.at || a.index - b.index)
     .map((item) => item.line);
-}
-
-function fileSize(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
-  }
 }
 
 function parseSince(raw: string): number {
