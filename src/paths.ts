@@ -38,6 +38,11 @@ export interface StatePaths {
   /** A tool output too large for the conversation, kept whole for read_file. */
   readonly outputFile: (name: string, callId: string) => string;
   readonly logFile: (name: string) => string;
+  /** A teammate's background jobs: `<id>.json` (the record) and `<id>.log` (the output), under `jobs/<name>/`. */
+  readonly jobsDir: string;
+  readonly jobDir: (name: string) => string;
+  /** The schedule: every cron and one-shot job (cron/schedule-store.ts). */
+  readonly cronFile: string;
 }
 
 export const TASK_FILE_PATTERN = /^task_(\d+)\.json$/;
@@ -87,6 +92,9 @@ export function statePaths(stateDir: string): StatePaths {
     sessionFile: (name) => path.join(sessionsDir, `${name}.jsonl`),
     outputFile: (name, callId) => path.join(root, 'outputs', name, `${callId}.txt`),
     logFile: (name) => path.join(logsDir, `${name}.log`),
+    jobsDir: path.join(root, 'jobs'),
+    jobDir: (name) => path.join(root, 'jobs', name),
+    cronFile: path.join(root, 'cron.json'),
   };
 }
 

@@ -17,6 +17,8 @@ export type Directive =
   /** The task went back to the board: the teammate no longer owns it. */
   | { readonly kind: 'released'; readonly id: number }
   | { readonly kind: 'summary' }
+  /** A background job ended (or was lost). */
+  | { readonly kind: 'job'; readonly id: string; readonly state: string }
   /** The instruction of a summary request. */
   | { readonly kind: 'summarize' };
 
@@ -56,6 +58,8 @@ export function parseDirective(text: string): Directive | null {
       return { kind: 'summary' };
     case 'summarize':
       return { kind: 'summarize' };
+    case 'job':
+      return { kind: 'job', id: attrs.id ?? '?', state: attrs.state ?? '?' };
     default:
       return null;
   }
@@ -75,6 +79,23 @@ export function resumeDirective(task: Pick<Task, 'id' | 'subject' | 'description
 
 export function messageDirective(message: Message): string {
   return `[teamd:message from=${message.from} type=${message.type}]\nMessage from ${message.from}${message.type === 'message' ? '' : ` (${message.type})`}:\n${message.content}`;
+}
+
+/** A background job's end, told before the next model call (teammate/job-intake.ts). */
+export function jobDirective(job: {
+  id: string;
+  state: string;
+  command: string;
+  outcome: string;
+  durationMs: number | null;
+  tail: string;
+  cut: boolean;
+}): string {
+  const took = job.durationMs === null ? '' : ` after ${(job.durationMs / 1000).toFixed(1)} s`;
+  const command = job.command.length > 300 ? `${job.command.slice(0, 300)}…` : job.command;
+  const output = job.tail ? `\nLast output${job.cut ? ' (the output was cut at its size limit)' : ''}:\n${job.tail}` : '\n(no output)';
+  const lost = job.state === 'lost' ? '\nIt did not finish: run it again if you still need it.' : '';
+  return `[teamd:job id=${job.id} state=${job.state}]\nBackground job ${job.id} ended: ${job.outcome}${took}.\nCommand: ${command}${lost}${output}`;
 }
 
 export function planDirective(approve: boolean, feedback: string): string {

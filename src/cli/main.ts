@@ -49,6 +49,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
   worktree: async () => (await import('./commands/worktree.js')).worktreeCommand,
   watch: async () => (await import('./commands/watch.js')).watchCommand,
   logs: async () => (await import('./commands/logs.js')).logsCommand,
+  jobs: async () => (await import('./commands/jobs.js')).jobsCommand,
   service: async () => (await import('./commands/service.js')).serviceCommand,
   task: async () => (await import('./commands/task.js')).taskCommand,
   send: async () => (await import('./commands/messages.js')).sendCommand,

@@ -105,6 +105,20 @@ export const settingsSchema = z.looseObject({
   offlineContextTokens: z.number().int().positive().default(200_000),
   /** Tokens the whole team may spend (every call of every teammate); past it every teammate stops as for its own budget. */
   teamBudgetTokens: z.number().int().positive().optional(),
+  /** A background job (bash with run_in_background) still running after this long is killed and reported timed out. */
+  jobTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .max(86_400_000)
+    .default(30 * 60_000),
+  /** A background job's output past this many bytes is dropped (the job runs on; its record says the output was cut). */
+  jobOutputMaxBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024 * 1024)
+    .default(10 * 1024 * 1024),
   /** Environment variables commands never see, besides ANTHROPIC_*, CLAUDE_* and TEAMD_*. */
   secretEnv: z.array(z.string().min(1).max(256)).max(256).default([]),
 });

@@ -31,6 +31,8 @@ import type { MakeGate } from './policy-wiring.js';
 import { RuntimeHooks } from './runtime-hooks.js';
 import { TaskInHand } from './task-in-hand.js';
 import { statePaths } from '../paths.js';
+import type { BackgroundJobs } from '../jobs/background-jobs.js';
+import { JobIntake } from './job-intake.js';
 
 export interface TeammateDeps {
   readonly identity: Identity;
@@ -42,6 +44,8 @@ export interface TeammateDeps {
   readonly board: Board;
   readonly mailbox: Mailbox;
   readonly consumer: InboxConsumer;
+  /** Its background commands: their ends are told to the conversation, and while one runs the teammate does not go to sleep. */
+  readonly jobs: BackgroundJobs;
   readonly bell: Doorbell;
   readonly link: DaemonLink;
   readonly model: ModelClient;
@@ -96,6 +100,7 @@ export class TeammateRuntime {
 
   private readonly plans: PlanGate;
   private readonly intake: InboxIntake;
+  private readonly jobIntake: JobIntake;
   private readonly hooks: RuntimeHooks;
   private readonly hand: TaskInHand;
 
@@ -120,6 +125,7 @@ export class TeammateRuntime {
       save: () => this.save(),
       logger: deps.logger,
     });
+    this.jobIntake = new JobIntake({ jobs: deps.jobs, session: deps.session, save: () => this.save() });
     this.hand = new TaskInHand({
       name: deps.identity.name,
       workspace: deps.identity.workspace,
@@ -196,7 +202,9 @@ export class TeammateRuntime {
       }
       this.report('idle');
       await this.hooks.idle();
-      const woke = await waitForWork(this.deps.bell, this.stopper.signal, idleSince, this.deps.idleTimeoutMs);
+      // A background job still running keeps the teammate up: sleeping would end it.
+      const timeoutMs = this.deps.jobs.running() > 0 ? 0 : this.deps.idleTimeoutMs;
+      const woke = await waitForWork(this.deps.bell, this.stopper.signal, idleSince, timeoutMs);
       recheck = woke === 'recheck';
       if (woke === 'timeout') {
         this.deps.link.send({ type: 'asleep' });
@@ -391,7 +399,8 @@ export class TeammateRuntime {
     if (this.shutdownRequest) return false;
     const { shutdown, injected } = this.intake.take();
     this.shutdownRequest = shutdown;
-    return injected;
+    const told = this.jobIntake.take();
+    return injected || told;
   }
 
   /** Stops taking work for good: the task goes back, the lead is told once per budget, and the loop ends. */
@@ -426,6 +435,7 @@ export class TeammateRuntime {
       board,
       mailbox,
       signal: this.stopper.signal,
+      jobs: this.deps.jobs,
       claims: this.hand.claims,
       control: {
         beforeComplete: (id) => this.hand.beforeComplete(id),

@@ -17,6 +17,7 @@ import { createShellLauncher } from '../sandbox/shell-launcher.js';
 import { SPAWNED_BY_ENV, spawnMarker } from '../supervisor/leftovers.js';
 import { processDaemonLink, type DaemonLink } from './daemon-link.js';
 import { SessionStore } from './session-store.js';
+import { BackgroundJobs, DEFAULT_JOB_LIMITS } from '../jobs/background-jobs.js';
 import { TeammateRuntime, type RuntimeEnd } from './teammate-runtime.js';
 import { parseWorkerArgs } from './worker-args.js';
 import { spentTokens } from './token-budget.js';
@@ -109,6 +110,15 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
       return launcher.launch(command, workdir);
     },
   };
+  const jobs = new BackgroundJobs({
+    name: args.name,
+    dir: paths.jobDir(args.name),
+    shell,
+    limits: { ...DEFAULT_JOB_LIMITS, timeoutMs: config.settings.jobTimeoutMs, outputCapBytes: config.settings.jobOutputMaxBytes },
+    onEnded: () => bell.ring('change', false),
+    logger,
+  });
+  jobs.recover();
   const runtime = new TeammateRuntime({
     identity: { name: args.name, role: member.role, team: path.basename(workspace), workspace, prompt: member.prompt, planRequired: member.plan === true },
     stateDir: paths.root,
@@ -118,6 +128,7 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     board: new Board({ paths, locker, logger }),
     mailbox,
     consumer: new InboxConsumer({ paths, name: args.name, logger, isHandled: (id) => handled.has(id) }),
+    jobs,
     bell,
     link,
     model,
@@ -170,6 +181,8 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
   try {
     return { end: await runtime.run(), logger, commandsStarted };
   } finally {
+    // Its jobs end with it (recorded lost, told at its next start); none outlives the teammate.
+    jobs.stopAll('its teammate stopped while it ran');
     await bell.close();
   }
 }

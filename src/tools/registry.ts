@@ -14,6 +14,7 @@ import {
   sendMessageTool,
   submitPlanTool,
 } from './team-tools.js';
+import { jobKillTool, jobOutputTool } from './job-tools.js';
 import { createWorktreeTool, keepWorktreeTool, removeWorktreeTool } from './worktree-tools.js';
 import { budgetResult } from './output-spill.js';
 import { toolError, type Tool, type ToolContext, type ToolResult } from './tool.js';
@@ -21,6 +22,8 @@ import type { ToolGate } from '../policy/tool-gate.js';
 
 export const ALL_TOOLS: readonly Tool[] = [
   bashTool,
+  jobOutputTool,
+  jobKillTool,
   readFileTool,
   writeFileTool,
   editFileTool,

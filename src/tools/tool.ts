@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { Board } from '../board/board.js';
 import type { Mailbox } from '../inbox/mailbox.js';
+import type { BackgroundJobs } from '../jobs/background-jobs.js';
 
 /** What a tool did to the teammate's own state, as data: the runtime acts on it, never on tool names. */
 export type ToolEffect =
@@ -25,6 +26,8 @@ export interface ToolContext {
   readonly mailbox: Mailbox;
   /** Turns a shell command into a process to spawn: sandboxed where possible, with an environment without secrets. */
   readonly shell: ShellLauncher;
+  /** The teammate's background commands (bash with run_in_background); absent where there are none (a one-shot helper). */
+  readonly jobs?: Pick<BackgroundJobs, 'start' | 'output' | 'kill'>;
   /** Aborted on shutdown: long-running tools (bash) stop. */
   readonly signal: AbortSignal;
   /** The claim held on each task this teammate took in this conversation: the fencing token for its writes. */

@@ -5,6 +5,7 @@ import { readLiveDaemon, runsUnsandboxed } from '../../daemon/pid-file.js';
 import { TASK_STATUSES, type TaskStatus } from '../../board/task.js';
 import { isTeamdError, type TeamdError } from '../../errors.js';
 import { readPlanRequests } from '../../inbox/plan-requests.js';
+import { runningJobCounts } from '../../jobs/job-listing.js';
 import type { StatePaths } from '../../paths.js';
 import { inotifyUseOf, readInotifyLimits } from '../../proc/inotify.js';
 import { readConfig, type TeamConfig } from '../../roster/roster.js';
@@ -56,6 +57,8 @@ export function statusCommand(io: Io): Command {
       if (health?.logWriteFailing) needsYou.push(`the daemon cannot write its log (${health.logWriteFailing}): free some disk space`);
       const inotify = inotifyView(daemon?.pid ?? null, members);
       const tokens = teamTokens(members);
+      const runningJobs = Object.fromEntries(runningJobCounts(paths));
+      const jobsRunning = Object.values(runningJobs).reduce((sum, n) => sum + n, 0);
       const uptimeSeconds = daemon ? Math.max(0, Math.floor((now.getTime() - Date.parse(daemon.startedAt)) / 1000)) : null;
       if (options.json) {
         printJson(io, {
@@ -73,6 +76,7 @@ export function statusCommand(io: Io): Command {
           tasks,
           tokens,
           plansWaiting: plans.length,
+          jobs: { running: jobsRunning, byTeammate: runningJobs },
           inotify,
           needsYou,
         });
@@ -87,6 +91,15 @@ export function statusCommand(io: Io): Command {
         io.out(`tasks:  ${TASK_STATUSES.map((s) => `${tasks[s]} ${s}`).join(', ')}\n`);
         io.out(
           `tokens: ${tokens.input} in, ${tokens.output} out, ${tokens.cacheRead} read from cache${config?.settings.teamBudgetTokens ? ` (team budget ${config.settings.teamBudgetTokens})` : ''}\n`,
+        );
+        io.out(
+          `jobs:   ${jobsRunning} background job${jobsRunning === 1 ? '' : 's'} running${
+            jobsRunning > 0
+              ? ` (${Object.entries(runningJobs)
+                  .map(([name, n]) => `${name} ${n}`)
+                  .join(', ')}; teamd jobs)`
+              : ''
+          }\n`,
         );
         const limits = inotify.limits ? `; limits per user: ${inotify.limits.maxInstances} instances, ${inotify.limits.maxWatches} watches` : '';
         io.out(

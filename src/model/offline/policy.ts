@@ -43,12 +43,17 @@ export function decideOffline(request: OfflineRequest): OfflineTurn {
   if (steps.at(-1)?.directive?.directive.kind === 'summarize') return say(summarize(steps));
   const last = lastIndex(
     steps,
-    (s) => s.directive !== undefined && ['task', 'resume', 'message', 'plan', 'remind', 'released'].includes(s.directive.directive.kind),
+    (s) => s.directive !== undefined && ['task', 'resume', 'message', 'plan', 'remind', 'released', 'job'].includes(s.directive.directive.kind),
   );
   if (last === -1) return say('Nothing to do; going idle.');
   const { directive, text } = steps[last]!.directive!;
   const after = steps.slice(last + 1);
   if (directive.kind === 'released') return say(`Understood: task ${directive.id} is no longer mine.`);
+  // A background job ended: noted, and back to the open task if there is one.
+  if (directive.kind === 'job') {
+    const next = workOnTask(request, steps);
+    return next.stop_reason === 'tool_use' ? next : say(`Noted: background job ${directive.id} ended (${directive.state}).`);
+  }
 
   if (directive.kind === 'message') {
     // Replied already: back to the task the message interrupted, if any.

@@ -1,0 +1,78 @@
+import { Command } from 'commander';
+import { listJobs, type JobView } from '../../jobs/job-listing.js';
+import { TeamdError } from '../../errors.js';
+import { readConfig } from '../../roster/roster.js';
+import { openContext } from '../context.js';
+import { printJson, type Io } from '../output.js';
+import { parseTeammateName } from '../parsers.js';
+import { age } from './plans.js';
+import { withCommonOptions, type CommonOptions } from './common.js';
+
+/** Finished jobs shown per teammate without --all. */
+const RECENT = 10;
+
+export function jobsCommand(io: Io): Command {
+  return withCommonOptions(new Command('jobs').description("teammates' background jobs (bash with run_in_background): running ones and recent ones"))
+    .option('--teammate <name>', 'only this teammate', parseTeammateName)
+    .option('--all', `every kept job, not only the last ${RECENT} finished per teammate`)
+    .action((options: CommonOptions & { teammate?: string; all?: boolean }) => {
+      const { paths } = openContext(io, options.dir, 'read');
+      if (options.teammate && !readConfig(paths.config).members.some((m) => m.name === options.teammate))
+        throw new TeamdError('UNKNOWN_MEMBER', `${options.teammate} is not on the team (see teamd team)`);
+      const listing = listJobs(paths, options.teammate);
+      for (const problem of listing.problems) io.err(`warning: skipped ${problem.file}: ${problem.problem}. The file was left untouched.\n`);
+      const shown = options.all ? listing.jobs : recent(listing.jobs);
+      if (options.json)
+        return printJson(
+          io,
+          shown.map(({ shownState, ...record }) => ({ ...record, state: shownState })),
+        );
+      if (shown.length === 0) return io.out('no background jobs\n');
+      io.out(formatJobs(shown, Date.now()));
+    });
+}
+
+/** Running jobs, and the last few finished ones of each teammate. */
+function recent(jobs: readonly JobView[]): JobView[] {
+  const finishedSeen = new Map<string, number>();
+  const keep = new Set<JobView>();
+  for (const job of [...jobs].reverse()) {
+    if (job.shownState === 'running') keep.add(job);
+    else {
+      const seen = finishedSeen.get(job.teammate) ?? 0;
+      if (seen < RECENT) keep.add(job);
+      finishedSeen.set(job.teammate, seen + 1);
+    }
+  }
+  return jobs.filter((job) => keep.has(job));
+}
+
+function formatJobs(jobs: readonly JobView[], now: number): string {
+  const rows = jobs.map((job) => [
+    job.id,
+    job.shownState,
+    outcome(job),
+    age(now - Date.parse(job.startedAt)),
+    job.endedAt ? `${((Date.parse(job.endedAt) - Date.parse(job.startedAt)) / 1000).toFixed(1)}s` : '-',
+    firstLine(job.command),
+  ]);
+  const header = ['ID', 'STATE', 'EXIT', 'STARTED', 'TOOK', 'COMMAND'];
+  const widths = header.slice(0, 5).map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (row: readonly string[]): string =>
+    `${row
+      .slice(0, 5)
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')}  ${row[5]}`.trimEnd();
+  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+}
+
+function outcome(job: JobView): string {
+  if (job.exitCode !== null) return String(job.exitCode);
+  if (job.signal) return job.signal;
+  return '-';
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}

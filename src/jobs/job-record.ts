@@ -1,0 +1,104 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import * as z from 'zod';
+import { writeFileAtomicSync } from '../fs/atomic-write.js';
+import { readTextIfExists } from '../fs/read-text.js';
+import { isSameProcessAlive } from '../proc/process-identity.js';
+
+export const JOB_STATES = ['running', 'exited', 'killed', 'timed-out', 'lost'] as const;
+export type JobState = (typeof JOB_STATES)[number];
+
+/** `<teammate>-<n>`: unique in the team, readable in `teamd jobs` and in a conversation. */
+export const JOB_ID = /^[a-z][a-z0-9_-]{0,31}-[1-9][0-9]{0,8}$/;
+
+/**
+ * One background command, as `jobs/<teammate>/<id>.json` holds it. Only its teammate writes it
+ * (whole, atomically); `notified` turns true once the teammate's conversation has heard how it
+ * ended, so a notice survives a crash between the end and the next model call.
+ */
+export const jobRecordSchema = z.strictObject({
+  id: z.string().regex(JOB_ID),
+  teammate: z.string().min(1).max(32),
+  command: z.string().max(64 * 1024),
+  workdir: z.string().max(4096),
+  pid: z.number().int().positive().nullable(),
+  /** Start time of the process in clock ticks (/proc/<pid>/stat): a reused pid is not taken for it. */
+  pidStart: z.number().int().nonnegative().nullable(),
+  state: z.enum(JOB_STATES),
+  startedAt: z.iso.datetime({ offset: true }),
+  endedAt: z.iso.datetime({ offset: true }).nullable(),
+  exitCode: z.number().int().nullable(),
+  signal: z.string().max(32).nullable(),
+  timeoutMs: z.number().int().positive(),
+  /** Output past this many bytes is not written (the command still runs to its end). */
+  outputCapBytes: z.number().int().positive(),
+  outputCut: z.boolean(),
+  /** Why it was lost, killed or could not start, for the notice. */
+  note: z.string().max(1024).nullable(),
+  notified: z.boolean(),
+});
+export type JobRecord = z.infer<typeof jobRecordSchema>;
+
+export const recordFile = (dir: string, id: string): string => path.join(dir, `${id}.json`);
+export const outputFile = (dir: string, id: string): string => path.join(dir, `${id}.log`);
+
+export function writeJobRecord(dir: string, record: JobRecord): void {
+  writeFileAtomicSync(recordFile(dir, record.id), `${JSON.stringify(record, null, 2)}\n`);
+}
+
+export interface JobListing {
+  readonly records: JobRecord[];
+  /** Files that are not valid records, with why: shown, never fatal. */
+  readonly problems: { file: string; problem: string }[];
+}
+
+/** Every record in one teammate's job folder, oldest first (by id number). A missing folder is no jobs. */
+export function readJobRecords(dir: string): JobListing {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((name) => name.endsWith('.json') && !name.startsWith('.'));
+  } catch {
+    return { records: [], problems: [] };
+  }
+  const records: JobRecord[] = [];
+  const problems: JobListing['problems'] = [];
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const problem = (why: string): void => void problems.push({ file, problem: why });
+    let raw: string | null;
+    try {
+      raw = readTextIfExists(file);
+    } catch (error) {
+      problem((error as Error).message);
+      continue;
+    }
+    if (raw === null) continue; // removed meanwhile (pruned)
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch (error) {
+      problem(`not valid JSON (${(error as Error).message})`);
+      continue;
+    }
+    const parsed = jobRecordSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      problem(`not a job record (${issue?.path.join('.') || 'record'}: ${issue?.message ?? 'invalid'})`);
+      continue;
+    }
+    records.push(parsed.data);
+  }
+  records.sort((a, b) => jobNumber(a.id) - jobNumber(b.id));
+  return { records, problems };
+}
+
+export function jobNumber(id: string): number {
+  return Number(id.slice(id.lastIndexOf('-') + 1));
+}
+
+/** A record that says running whose process is gone (its teammate died with it): lost, as readers should show it. */
+export function effectiveState(record: JobRecord): JobState {
+  if (record.state !== 'running') return record.state;
+  if (record.pid === null) return 'lost';
+  return isSameProcessAlive({ pid: record.pid, start: record.pidStart }) ? 'running' : 'lost';
+}
