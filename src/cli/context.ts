@@ -12,6 +12,7 @@ export interface CommandContext {
   readonly logger: Logger;
   readonly board: Board;
   readonly mailbox: Mailbox;
+  readonly locker: FileLocker;
 }
 
 /** The state folder a command works on: --dir, else $TEAMD_DIR, else ./.team. An empty --dir is refused, not taken as the current folder. */
@@ -37,5 +38,5 @@ export function openContext(io: Io, dir: string | undefined, use: FolderUse): Co
   const paths = stateFolderFor(io, dir, use);
   const logger = use === 'write' ? createLogger({ destination: paths.logFile('cli'), bindings: { component: 'cli' } }) : createLogger();
   const locker = new FileLocker({ logger });
-  return { paths, logger, board: new Board({ paths, locker, logger }), mailbox: new Mailbox({ paths, logger }) };
+  return { paths, logger, locker, board: new Board({ paths, locker, logger }), mailbox: new Mailbox({ paths, logger }) };
 }

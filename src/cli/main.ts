@@ -50,6 +50,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
   watch: async () => (await import('./commands/watch.js')).watchCommand,
   logs: async () => (await import('./commands/logs.js')).logsCommand,
   jobs: async () => (await import('./commands/jobs.js')).jobsCommand,
+  cron: async () => (await import('./commands/cron.js')).cronCommand,
   service: async () => (await import('./commands/service.js')).serviceCommand,
   task: async () => (await import('./commands/task.js')).taskCommand,
   send: async () => (await import('./commands/messages.js')).sendCommand,

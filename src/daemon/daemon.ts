@@ -12,6 +12,9 @@ import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import { RosterStore } from '../roster/roster-store.js';
 import type { RestartPolicy } from '../supervisor/restart-policy.js';
+import { Scheduler } from '../cron/scheduler.js';
+import { ScheduleStore } from '../cron/schedule-store.js';
+import { scheduledDelivery } from '../cron/deliver.js';
 import type { LadderTimings } from '../supervisor/stop-ladder.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import { Doorbell } from '../watch/doorbell.js';
@@ -57,6 +60,7 @@ export class Daemon {
     info: PidInfo,
     private readonly model: OfflineModelServer,
     private readonly roster: RosterStore,
+    private readonly scheduler: Scheduler,
   ) {
     this.info = info;
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
@@ -69,6 +73,7 @@ export class Daemon {
     const info = await acquirePidFile(paths, locker, logger, new Date(), sandbox);
     let supervisor: Supervisor | null = null;
     let model: OfflineModelServer | null = null;
+    let scheduler: Scheduler | null = null;
     try {
       const roster = new RosterStore(paths, { logger });
       model = await OfflineModelServer.listen({
@@ -78,12 +83,13 @@ export class Daemon {
       });
       const { settings } = roster.update((config) => ({ ...config, settings: { ...config.settings, ...definedOnly(options.settings ?? {}) } }));
       const board = new Board({ paths, locker, logger });
+      const mailbox = new Mailbox({ paths, logger });
       const looked = new LookMarker(paths.boardLooked, paths.tasksDir);
       supervisor = new Supervisor({
         paths,
         logger,
         board,
-        mailbox: new Mailbox({ paths, logger }),
+        mailbox,
         roster,
         cursorOf: (name) => new CursorStore(paths.cursorFile(name), logger),
         openDoorbell: () => Doorbell.open({ dirs: [paths.inboxDir, paths.tasksDir], logger }),
@@ -95,17 +101,25 @@ export class Daemon {
         ...(options.restartPolicy ? { restartPolicy: options.restartPolicy } : {}),
         ladder: options.ladder ?? { ipcGraceMs: settings.ipcGraceMs, termGraceMs: settings.termGraceMs },
       });
-      const daemon = new Daemon(options, supervisor, info, model, roster);
+      scheduler = new Scheduler({
+        store: new ScheduleStore(paths, locker),
+        deliver: scheduledDelivery({ mailbox, board, members: () => roster.read().members, logger }),
+        logger: logger.child({ component: 'scheduler' }),
+      });
+      const daemon = new Daemon(options, supervisor, info, model, roster, scheduler);
       // Before any task is resumed: nothing an earlier daemon's teammates started may run alongside its second run.
       cleanUpAfterEarlierDaemon(paths, logger);
       const inotify = inotifyWarning(roster.read().members.length);
       if (inotify) logger.warn({ inotify }, 'the team may not fit the inotify limits');
       await supervisor.start();
+      // After the teammates are up: what came due while no daemon ran is delivered (or reported) now.
+      await scheduler.start();
       daemon.server = await ControlServer.listen(paths.daemonSocket, (request) => daemon.handle(request), logger);
       logger.info({ dir: paths.root }, 'daemon ready');
       return daemon;
     } catch (error) {
       // Never leave a half-started daemon's teammates behind.
+      await scheduler?.close();
       await supervisor?.stopAll();
       await model?.close();
       releasePidFile(paths);
@@ -137,6 +151,7 @@ export class Daemon {
     this.stopping ??= (async () => {
       const { logger, paths } = this.options;
       logger.info('daemon stopping');
+      await this.scheduler.close();
       const rungs = await this.supervisor.stopAll();
       await this.server?.close();
       await this.model.close();

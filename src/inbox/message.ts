@@ -15,6 +15,8 @@ export const MESSAGE_TYPES = [
   'task_failed',
   'teammate_idle',
   'teammate_crashed',
+  /** Sent by the daemon's scheduler when a cron or one-shot job comes due (teamd cron). */
+  'scheduled',
 ] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 

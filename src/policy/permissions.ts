@@ -30,7 +30,7 @@ export type Decision =
   { readonly kind: 'allow'; readonly why: string } | { readonly kind: 'deny'; readonly why: string } | { readonly kind: 'ask'; readonly why: string };
 
 /** What each tool does, for the modes: reading, changing files, running commands, or working with the team. */
-const READS = new Set(['read_file', 'glob', 'grep', 'list_tasks', 'get_task']);
+const READS = new Set(['read_file', 'glob', 'grep', 'list_tasks', 'get_task', 'job_output', 'list_crons']);
 const EDITS = new Set(['write_file', 'edit_file']);
 /** Coordination through the board and the mailboxes: what a teammate is for. No mode asks for these; rules still apply. */
 const TEAM = new Set([
@@ -44,6 +44,9 @@ const TEAM = new Set([
   'submit_plan',
   'create_worktree',
   'keep_worktree',
+  'job_kill',
+  'schedule_cron',
+  'cancel_cron',
 ]);
 
 /**

@@ -46,6 +46,8 @@ export interface TeammateDeps {
   readonly consumer: InboxConsumer;
   /** Its background commands: their ends are told to the conversation, and while one runs the teammate does not go to sleep. */
   readonly jobs: BackgroundJobs;
+  /** The team's schedule, for schedule_cron, list_crons and cancel_cron. */
+  readonly schedule?: ToolContext['schedule'];
   readonly bell: Doorbell;
   readonly link: DaemonLink;
   readonly model: ModelClient;
@@ -436,6 +438,7 @@ export class TeammateRuntime {
       mailbox,
       signal: this.stopper.signal,
       jobs: this.deps.jobs,
+      ...(this.deps.schedule ? { schedule: this.deps.schedule } : {}),
       claims: this.hand.claims,
       control: {
         beforeComplete: (id) => this.hand.beforeComplete(id),

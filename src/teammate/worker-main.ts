@@ -18,6 +18,7 @@ import { SPAWNED_BY_ENV, spawnMarker } from '../supervisor/leftovers.js';
 import { processDaemonLink, type DaemonLink } from './daemon-link.js';
 import { SessionStore } from './session-store.js';
 import { BackgroundJobs, DEFAULT_JOB_LIMITS } from '../jobs/background-jobs.js';
+import { ScheduleStore } from '../cron/schedule-store.js';
 import { TeammateRuntime, type RuntimeEnd } from './teammate-runtime.js';
 import { parseWorkerArgs } from './worker-args.js';
 import { spentTokens } from './token-budget.js';
@@ -129,6 +130,7 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     mailbox,
     consumer: new InboxConsumer({ paths, name: args.name, logger, isHandled: (id) => handled.has(id) }),
     jobs,
+    schedule: { store: new ScheduleStore(paths, locker), members: () => readConfig(paths.config).members },
     bell,
     link,
     model,

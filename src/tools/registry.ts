@@ -15,6 +15,7 @@ import {
   submitPlanTool,
 } from './team-tools.js';
 import { jobKillTool, jobOutputTool } from './job-tools.js';
+import { cancelCronTool, listCronsTool, scheduleCronTool } from './cron-tools.js';
 import { createWorktreeTool, keepWorktreeTool, removeWorktreeTool } from './worktree-tools.js';
 import { budgetResult } from './output-spill.js';
 import { toolError, type Tool, type ToolContext, type ToolResult } from './tool.js';
@@ -39,6 +40,9 @@ export const ALL_TOOLS: readonly Tool[] = [
   broadcastTool,
   idleTool,
   submitPlanTool,
+  scheduleCronTool,
+  listCronsTool,
+  cancelCronTool,
   createWorktreeTool,
   keepWorktreeTool,
   removeWorktreeTool,

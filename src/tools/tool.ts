@@ -2,6 +2,8 @@ import * as z from 'zod';
 import type { Board } from '../board/board.js';
 import type { Mailbox } from '../inbox/mailbox.js';
 import type { BackgroundJobs } from '../jobs/background-jobs.js';
+import type { ScheduleStore } from '../cron/schedule-store.js';
+import type { Member } from '../roster/roster.js';
 
 /** What a tool did to the teammate's own state, as data: the runtime acts on it, never on tool names. */
 export type ToolEffect =
@@ -28,6 +30,8 @@ export interface ToolContext {
   readonly shell: ShellLauncher;
   /** The teammate's background commands (bash with run_in_background); absent where there are none (a one-shot helper). */
   readonly jobs?: Pick<BackgroundJobs, 'start' | 'output' | 'kill'>;
+  /** The team's schedule (cron.json) and who is on the team, for schedule_cron and its kin. */
+  readonly schedule?: { readonly store: ScheduleStore; readonly members: () => readonly Member[] };
   /** Aborted on shutdown: long-running tools (bash) stop. */
   readonly signal: AbortSignal;
   /** The claim held on each task this teammate took in this conversation: the fencing token for its writes. */

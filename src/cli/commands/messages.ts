@@ -64,6 +64,7 @@ const PROTOCOL_COMMANDS: Readonly<Record<string, string>> = {
   task_failed: 'teammates report it when a task fails',
   teammate_idle: 'teammates report it',
   teammate_crashed: 'the daemon reports it',
+  scheduled: 'use teamd cron add',
   broadcast: 'use teamd broadcast <text>',
 };
 

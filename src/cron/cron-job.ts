@@ -1,0 +1,133 @@
+import { Cron } from 'croner';
+import * as z from 'zod';
+import { TeamdError } from '../errors.js';
+import { nameSchema } from '../names.js';
+import { roleSchema } from '../roster/roster.js';
+
+/** `lead`, a teammate's name, or `role:<role>` (every teammate with that role; with a task, the task's role). */
+export const recipientSchema = z.union([
+  nameSchema,
+  z
+    .string()
+    .regex(/^role:/)
+    .pipe(
+      z
+        .string()
+        .transform((s) => s.slice(5))
+        .pipe(roleSchema),
+    ),
+]);
+
+export const MAX_SCHEDULED_MESSAGE_CHARS = 16 * 1024;
+export const MAX_CRON_JOBS = 1_000;
+
+const instant = z.iso.datetime({ offset: true });
+
+/**
+ * One scheduled job, as cron.json holds it. A cron job repeats; a one-shot (`at`) fires once and
+ * is removed. `lastFiredFor` is the scheduled time it last fired for (or reported missed): a
+ * time at or before it never fires again, which is what makes a run happen at most once.
+ */
+export const cronJobSchema = z.strictObject({
+  id: z.string().regex(/^c[1-9][0-9]{0,8}$/),
+  cron: z.string().min(1).max(200).optional(),
+  at: instant.optional(),
+  /** IANA time zone of the expression; absent: the host's. */
+  tz: z.string().min(1).max(64).optional(),
+  to: z.string().min(1).max(80),
+  message: z.string().min(1).max(MAX_SCHEDULED_MESSAGE_CHARS),
+  /** Put on the board as a new task instead of sent as a message. */
+  task: z.boolean().default(false),
+  /** Runs missed while the daemon was down: one catch-up run (true) or a report to the lead (false). */
+  catchUp: z.boolean().default(false),
+  createdBy: nameSchema,
+  createdAt: instant,
+  lastFiredFor: instant.nullable().default(null),
+});
+export type CronJob = z.infer<typeof cronJobSchema>;
+
+export const scheduleFileSchema = z.strictObject({
+  nextId: z.number().int().positive().default(1),
+  jobs: z
+    .array(cronJobSchema)
+    .max(MAX_CRON_JOBS)
+    .default([])
+    .superRefine((jobs, ctx) => {
+      for (const [i, job] of jobs.entries()) {
+        if ((job.cron === undefined) === (job.at === undefined))
+          ctx.addIssue({ code: 'custom', path: [i], message: `job ${job.id} needs exactly one of "cron" and "at"` });
+        else if (job.cron !== undefined) {
+          const problem = cronProblem(job.cron, job.tz);
+          if (problem) ctx.addIssue({ code: 'custom', path: [i, 'cron'], message: problem });
+        }
+        if (!recipientSchema.safeParse(job.to).success) ctx.addIssue({ code: 'custom', path: [i, 'to'], message: `"${job.to}" is not a recipient` });
+      }
+    }),
+});
+export type ScheduleFile = z.infer<typeof scheduleFileSchema>;
+
+/** Why an expression (in a time zone) cannot be used, or null. croner parses it: 5 fields, or 6 with seconds first. */
+export function cronProblem(expression: string, tz?: string): string | null {
+  if (tz !== undefined && !validTimeZone(tz)) return `unknown time zone "${tz}" (use an IANA name such as Europe/Berlin or America/New_York)`;
+  try {
+    new Cron(expression, { paused: true, ...(tz ? { timezone: tz } : {}) }).nextRun();
+    return null;
+  } catch (error) {
+    return `invalid cron expression "${expression}": ${(error as Error).message.replace(/^CronPattern: /, '')}`;
+  }
+}
+
+export function validTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The expression, checked: a TeamdError naming it when it cannot be used. */
+export function requireCron(expression: string, tz?: string): void {
+  const problem = cronProblem(expression, tz);
+  if (problem) throw new TeamdError('INVALID_INPUT', problem);
+}
+
+/** How many scheduled times to look at, at most, between two looks (a long outage of a per-second job). */
+const MAX_ENUMERATED = 10_000;
+
+export interface DueRuns {
+  /** Scheduled times in (since, now], oldest first, at most MAX_ENUMERATED (then `more` is true). */
+  readonly times: Date[];
+  readonly more: boolean;
+}
+
+/**
+ * The scheduled times of a job that have come since its last run (or its creation), up to `now`.
+ * croner computes them in the job's time zone: a daily time inside a spring-forward gap runs once
+ * at the end of the gap, and one inside the repeated autumn hour runs once.
+ */
+export function dueRuns(job: CronJob, now: Date): DueRuns {
+  if (job.at !== undefined) {
+    const at = new Date(job.at);
+    return { times: job.lastFiredFor === null && at <= now ? [at] : [], more: false };
+  }
+  const cron = new Cron(job.cron!, { paused: true, ...(job.tz ? { timezone: job.tz } : {}) });
+  const times: Date[] = [];
+  let at: Date | null = new Date(job.lastFiredFor ?? job.createdAt);
+  while (times.length < MAX_ENUMERATED) {
+    at = cron.nextRun(at);
+    if (at === null || at > now) return { times, more: false };
+    times.push(at);
+  }
+  return { times, more: true };
+}
+
+/** When the job is next due after `now` (null: never again). */
+export function nextRun(job: CronJob, now: Date): Date | null {
+  if (job.at !== undefined) {
+    if (job.lastFiredFor !== null) return null;
+    return new Date(job.at);
+  }
+  const since = new Date(Math.max(now.getTime(), Date.parse(job.lastFiredFor ?? job.createdAt)));
+  return new Cron(job.cron!, { paused: true, ...(job.tz ? { timezone: job.tz } : {}) }).nextRun(since);
+}
