@@ -1,4 +1,5 @@
 import { benchBoard } from './board.js';
+import { benchCron } from './cron.js';
 import { benchDaemon } from './daemon.js';
 import { benchMailbox } from './mailbox.js';
 import { benchModel } from './model.js';
@@ -14,6 +15,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   model: benchModel,
   tokens: benchTokens,
   scale: benchScale,
+  cron: benchCron,
 };
 
 const requested = process.argv.slice(2);

@@ -61,11 +61,14 @@ export interface BackgroundJobsDeps {
  */
 export class BackgroundJobs {
   private readonly live = new Map<string, Live>();
+  /** Ended jobs whose end the conversation has not heard: kept in memory, so asking (every step) reads no file while there are none. */
+  private readonly unnotified = new Set<string>();
   private nextNumber: number;
 
   constructor(private readonly deps: BackgroundJobsDeps) {
     const { records } = readJobRecords(deps.dir);
     this.nextNumber = records.reduce((max, record) => Math.max(max, jobNumber(record.id)), 0) + 1;
+    for (const record of records) if (record.state !== 'running' && !record.notified) this.unnotified.add(record.id);
   }
 
   /**
@@ -84,6 +87,7 @@ export class BackgroundJobs {
         note: 'its teammate stopped or died while it ran',
         notified: false,
       });
+      this.unnotified.add(record.id);
       lost++;
     }
     if (lost > 0) this.deps.logger.warn({ lost }, 'background jobs of an earlier run were lost');
@@ -206,15 +210,18 @@ export class BackgroundJobs {
 
   /** Jobs that ended and whose end the conversation has not heard yet, oldest first. */
   notices(): JobNotice[] {
+    if (this.unnotified.size === 0) return [];
     return readJobRecords(this.deps.dir)
-      .records.filter((r) => r.state !== 'running' && !r.notified)
+      .records.filter((r) => this.unnotified.has(r.id) && r.state !== 'running' && !r.notified)
       .map((record) => ({ record, tail: this.tail(record.id) }));
   }
 
   /** The conversation holds these notices (saved): they are not told again. */
   markNotified(ids: readonly string[]): void {
+    const records = readJobRecords(this.deps.dir).records;
     for (const id of ids) {
-      const record = readJobRecords(this.deps.dir).records.find((r) => r.id === id);
+      this.unnotified.delete(id);
+      const record = records.find((r) => r.id === id);
       if (record && !record.notified) writeJobRecord(this.deps.dir, { ...record, notified: true });
     }
   }
@@ -253,6 +260,7 @@ export class BackgroundJobs {
     fs.closeSync(job.fd);
     const state = job.ended ?? (job.why !== null ? 'lost' : 'exited');
     job.record = { ...job.record, state, endedAt: new Date().toISOString(), exitCode: code, signal, note: job.record.note ?? job.why };
+    this.unnotified.add(job.record.id);
     try {
       writeJobRecord(this.deps.dir, job.record);
     } catch (error) {

@@ -14,11 +14,12 @@ export interface InotifyLimits {
 }
 
 /**
- * What a team needs: the daemon watches tasks/ and inbox/ (two plain watches); each teammate
- * watches only its own inbox file (one). Neither grows with the board.
+ * What a team needs: the daemon watches tasks/, inbox/ and the state folder itself (for
+ * cron.json): three plain watches; each teammate watches only its own inbox file (one). Neither
+ * grows with the board.
  */
 export function teamInotifyNeeds(members: number): InotifyUse {
-  return { instances: members + 1, watches: members + 2 };
+  return { instances: members + 1, watches: members + 3 };
 }
 
 export function readInotifyLimits(proc = '/proc'): InotifyLimits | null {

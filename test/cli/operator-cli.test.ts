@@ -60,7 +60,18 @@ describe('the operator CLI', () => {
     expect((await runTeamd(['task', 'add', 'one', '--dir', dir])).code).toBe(0);
     expect((await runTeamd(['send', 'alice', 'hi', '--dir', dir])).code).toBe(0);
     const before = tree(dir);
-    for (const args of [['status'], ['status', '--json'], ['team'], ['task', 'list'], ['task', 'show', '1'], ['inbox', 'alice'], ['watch', '--once']]) {
+    for (const args of [
+      ['status'],
+      ['status', '--json'],
+      ['team'],
+      ['task', 'list'],
+      ['task', 'show', '1'],
+      ['inbox', 'alice'],
+      ['watch', '--once'],
+      ['jobs'],
+      ['cron', 'list'],
+      ['cron', 'list', '--json'],
+    ]) {
       const result = await runTeamd([...args, '--dir', dir]);
       expect({ args, code: result.code }).toEqual({ args, code: 0 });
     }

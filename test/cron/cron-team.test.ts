@@ -119,4 +119,17 @@ describe('teamd cron with a running daemon', () => {
     expect(reminder).toMatchObject({ from: 'alice', content: 'check the deploy' });
     expect(board.get(1)).toMatchObject({ status: 'completed', result: expect.stringContaining('scheduled c1') });
   });
+
+  it('schedule_cron passes through the permission rules: a deny rule refuses it, and nothing is scheduled', async () => {
+    const { dir, paths } = workspace();
+    const { board } = openBoard(dir);
+    fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'bypassPermissions', deny: ['schedule_cron'] } }));
+    const calls = [{ name: 'schedule_cron', input: { in_seconds: 1, to: 'lead', message: 'never sent' }, allowError: true }];
+    await board.add({ subject: 'try to schedule', description: `\`\`\`teamd-calls\n${JSON.stringify(calls)}\n\`\`\`` });
+    await startDaemon(dir);
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    const done = await waitFor(() => (board.get(1).status === 'completed' ? board.get(1) : undefined), 'task 1 done');
+    expect(done.result).toContain('denied by the rule schedule_cron');
+    expect(fs.existsSync(paths.cronFile)).toBe(false);
+  });
 });

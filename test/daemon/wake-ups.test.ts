@@ -59,13 +59,13 @@ describe('targeted wake-ups', () => {
     expect(wakesOf(after, 'bob')).toBe(wakesOf(before, 'bob'));
     expect(wokeLines(dir, 'bob')).toBe(0);
     expect(wokeLines(dir, 'alice')).toBe(1);
-    // Watches in use: one per teammate (its inbox), two for the daemon (tasks/, inbox/).
+    // Watches in use: one per teammate (its inbox), three for the daemon (tasks/, inbox/, the state folder for cron.json).
     const { inotify } = JSON.parse((await runTeamd(['status', '--json', '--dir', dir])).stdout) as {
       inotify: { watches: number; daemon: { watches: number }; members: Record<string, { watches: number }> };
     };
-    expect(inotify.daemon.watches).toBe(2);
+    expect(inotify.daemon.watches).toBe(3);
     expect(inotify.members).toEqual({ alice: { instances: 1, watches: 1 }, bob: { instances: 1, watches: 1 } });
-    expect(inotify.watches).toBe(4);
+    expect(inotify.watches).toBe(5);
   });
 
   it('one new ready task wakes one idle teammate, not the whole team', async () => {
