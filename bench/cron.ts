@@ -85,6 +85,8 @@ export async function benchCron(): Promise<void> {
         createdAt: new Date().toISOString(),
       });
     }
+    // Idle: after the looks the additions caused.
+    await delay(5_000);
     const cronCpu = await idleCpu(paths, IDLE_SECONDS);
     process.stdout.write(
       `cron: ${os.cpus().length} cores, node ${process.version}\n${table(

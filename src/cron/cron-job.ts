@@ -56,15 +56,20 @@ export const scheduleFileSchema = z.strictObject({
       for (const [i, job] of jobs.entries()) {
         if ((job.cron === undefined) === (job.at === undefined))
           ctx.addIssue({ code: 'custom', path: [i], message: `job ${job.id} needs exactly one of "cron" and "at"` });
-        else if (job.cron !== undefined) {
-          const problem = cronProblem(job.cron, job.tz);
-          if (problem) ctx.addIssue({ code: 'custom', path: [i, 'cron'], message: problem });
-        }
         if (!recipientSchema.safeParse(job.to).success) ctx.addIssue({ code: 'custom', path: [i, 'to'], message: `"${job.to}" is not a recipient` });
       }
     }),
 });
 export type ScheduleFile = z.infer<typeof scheduleFileSchema>;
+
+/** The first job whose expression or time zone cannot be used, with why (the schema checks the shape; this, what croner makes of it). */
+export function firstUnusableJob(schedule: ScheduleFile, problemOf: (cron: string, tz?: string) => string | null = cronProblem): string | null {
+  for (const [i, job] of schedule.jobs.entries()) {
+    const problem = job.cron === undefined ? null : problemOf(job.cron, job.tz);
+    if (problem) return `jobs.${i}.cron: ${problem}`;
+  }
+  return null;
+}
 
 /** Why an expression (in a time zone) cannot be used, or null. croner parses it: 5 fields, or 6 with seconds first. */
 export function cronProblem(expression: string, tz?: string): string | null {
