@@ -35,12 +35,18 @@ export interface StatePaths {
   readonly inboxFile: (name: string) => string;
   readonly cursorFile: (name: string) => string;
   readonly sessionFile: (name: string) => string;
+  /** A teammate's plan for its current task (todo_write), for teamd status. */
+  readonly todoFile: (name: string) => string;
   /** A tool output too large for the conversation, kept whole for read_file. */
   readonly outputFile: (name: string, callId: string) => string;
   readonly logFile: (name: string) => string;
   /** A teammate's background jobs: `<id>.json` (the record) and `<id>.log` (the output), under `jobs/<name>/`. */
   readonly jobsDir: string;
   readonly jobDir: (name: string) => string;
+  /** Long-term memory: `MEMORY.md` (the team's) and `<name>.md` (a teammate's own), both in their system prompts. */
+  readonly memoryDir: string;
+  /** Skills of this workspace: `skills/<name>/SKILL.md`. */
+  readonly skillsDir: string;
   /** The schedule: every cron and one-shot job (cron/schedule-store.ts). */
   readonly cronFile: string;
 }
@@ -90,9 +96,12 @@ export function statePaths(stateDir: string): StatePaths {
     inboxFile: (name) => path.join(inboxDir, `${name}.jsonl`),
     cursorFile: (name) => path.join(cursorsDir, `${name}.json`),
     sessionFile: (name) => path.join(sessionsDir, `${name}.jsonl`),
+    todoFile: (name) => path.join(sessionsDir, `${name}.todos.json`),
     outputFile: (name, callId) => path.join(root, 'outputs', name, `${callId}.txt`),
     logFile: (name) => path.join(logsDir, `${name}.log`),
     jobsDir: path.join(root, 'jobs'),
+    memoryDir: path.join(root, 'memory'),
+    skillsDir: path.join(root, 'skills'),
     jobDir: (name) => path.join(root, 'jobs', name),
     cronFile: path.join(root, 'cron.json'),
   };

@@ -25,7 +25,8 @@ export interface AgentDeps {
   readonly tools: ToolRegistry;
   readonly ctx: ToolContext;
   readonly compactor: Compactor;
-  readonly system: string;
+  /** The system prompt, or how to assemble it before each call (memory and skills may change meanwhile). */
+  readonly system: string | (() => string);
   readonly maxTokens: number;
   /** The most a call may ask for when an answer was cut off inside a tool call (the model's limit). */
   readonly maxTokensCap?: number;
@@ -67,12 +68,13 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
     if (!extending) deps.absorbInput?.(messages);
     if (deps.overBudget(messages)) return yield { type: 'turn_end', reason: 'budget' };
     let response: ModelResponse;
+    const system = typeof deps.system === 'string' ? deps.system : deps.system();
     try {
-      const compaction = await deps.compactor.compact(messages, deps.system, deps.tools.apiTools(), windowFull);
+      const compaction = await deps.compactor.compact(messages, system, deps.tools.apiTools(), windowFull);
       windowFull = false;
       for (const usage of compaction.usage) yield { type: 'usage', usage };
       if (compaction.how !== 'none') yield { type: 'compacted', how: compaction.how };
-      response = await deps.model.create({ system: deps.system, messages, tools: deps.tools.apiTools(), maxTokens }, deps.ctx.signal);
+      response = await deps.model.create({ system, messages, tools: deps.tools.apiTools(), maxTokens }, deps.ctx.signal);
     } catch (error) {
       // A call cut short by a stop is not a failure: the work resumes after the restart.
       if (deps.shouldStop() || failureClass(error) === 'aborted') return yield { type: 'turn_end', reason: 'stopped' };

@@ -51,6 +51,8 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
   logs: async () => (await import('./commands/logs.js')).logsCommand,
   jobs: async () => (await import('./commands/jobs.js')).jobsCommand,
   cron: async () => (await import('./commands/cron.js')).cronCommand,
+  memory: async () => (await import('./commands/knowledge.js')).memoryCommand,
+  skills: async () => (await import('./commands/knowledge.js')).skillsCommand,
   service: async () => (await import('./commands/service.js')).serviceCommand,
   task: async () => (await import('./commands/task.js')).taskCommand,
   send: async () => (await import('./commands/messages.js')).sendCommand,

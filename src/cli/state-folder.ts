@@ -4,7 +4,7 @@ import { ensurePrivateDir } from '../fs/private-dir.js';
 import type { StatePaths } from '../paths.js';
 
 /** What every state folder teamd made holds at least one of. */
-const MARKS = ['config.json', 'tasks', 'inbox', 'run', 'logs', 'cursors', 'sessions', 'settings.json', 'roles', 'cron.json', 'jobs'];
+const MARKS = ['config.json', 'tasks', 'inbox', 'run', 'logs', 'cursors', 'sessions', 'settings.json', 'roles', 'cron.json', 'jobs', 'memory', 'skills'];
 
 export type FolderUse = 'read' | 'write';
 

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { Board } from '../board/board.js';
 import { OfflineModelServer } from '../model/offline/server.js';
@@ -80,6 +81,8 @@ export class Daemon {
         script: new OfflineScript(path.join(paths.root, 'offline-script.json'), (message) => logger.error(message)),
         logger: logger.child({ component: 'offline-model' }),
         contextWindowTokens: () => roster.read().settings.offlineContextTokens,
+        // For tests: TEAMD_OFFLINE_RECORD names a file that gets one line per request (teammate, system prompt, tools).
+        ...(options.workerEnv.TEAMD_OFFLINE_RECORD ? { onDecide: recordRequests(options.workerEnv.TEAMD_OFFLINE_RECORD) } : {}),
       });
       const { settings } = roster.update((config) => ({ ...config, settings: { ...config.settings, ...definedOnly(options.settings ?? {}) } }));
       const board = new Board({ paths, locker, logger });
@@ -192,4 +195,9 @@ function checkSandbox(mode: SandboxMode, logger: Logger): SandboxReport & { read
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Appends what the offline model saw to a file, one JSON line per request (TEAMD_OFFLINE_RECORD, for tests). */
+function recordRequests(file: string): (seen: { teammate: string; system: string; tools: readonly string[] }) => void {
+  return (seen) => fs.appendFileSync(file, `${JSON.stringify(seen)}\n`);
 }

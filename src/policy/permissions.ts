@@ -30,7 +30,7 @@ export type Decision =
   { readonly kind: 'allow'; readonly why: string } | { readonly kind: 'deny'; readonly why: string } | { readonly kind: 'ask'; readonly why: string };
 
 /** What each tool does, for the modes: reading, changing files, running commands, or working with the team. */
-const READS = new Set(['read_file', 'glob', 'grep', 'list_tasks', 'get_task', 'job_output', 'list_crons']);
+const READS = new Set(['read_file', 'glob', 'grep', 'list_tasks', 'get_task', 'job_output', 'list_crons', 'load_skill']);
 const EDITS = new Set(['write_file', 'edit_file']);
 /** Coordination through the board and the mailboxes: what a teammate is for. No mode asks for these; rules still apply. */
 const TEAM = new Set([
@@ -45,6 +45,8 @@ const TEAM = new Set([
   'create_worktree',
   'keep_worktree',
   'job_kill',
+  'todo_write',
+  'remember',
   'schedule_cron',
   'cancel_cron',
 ]);

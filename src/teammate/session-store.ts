@@ -1,3 +1,4 @@
+import { todoItemSchema, type TodoItem } from '../agent/todos.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
@@ -28,6 +29,9 @@ export interface Session {
   /** The budget whose exhaustion the lead was told of ("member:200000"): told once, whatever the restarts. */
   budgetNotice: string | null;
   usage: Usage;
+  /** Its plan for the current task (todo_write), and the model calls made on a task since it was last written. */
+  todos: TodoItem[];
+  callsSinceTodo: number;
 }
 
 const MAX_HANDLED = 10_000;
@@ -47,6 +51,8 @@ const headerSchema = z.object({
     .default([]),
   gaveUp: z.array(z.number().int().positive()).default([]),
   budgetNotice: z.string().nullable().default(null),
+  todos: z.array(todoItemSchema).default([]),
+  callsSinceTodo: z.number().int().nonnegative().default(0),
   usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), cacheReadTokens: z.number(), cacheWriteTokens: z.number() }),
 });
 const messageSchema = z.object({ role: z.enum(['user', 'assistant']), content: z.array(z.looseObject({ type: z.string() })) });
@@ -59,6 +65,8 @@ export function emptySession(): Session {
     planRequests: [],
     gaveUp: [],
     budgetNotice: null,
+    todos: [],
+    callsSinceTodo: 0,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
   };
 }
@@ -188,6 +196,8 @@ function metaOf(session: Session): Omit<z.input<typeof headerSchema>, 'teamdSess
     planRequests: session.planRequests.slice(-100),
     gaveUp: session.gaveUp.slice(-1000),
     budgetNotice: session.budgetNotice,
+    todos: session.todos,
+    callsSinceTodo: session.callsSinceTodo,
     usage: session.usage,
   };
 }
@@ -219,6 +229,8 @@ function replay(lines: readonly string[]): Session {
     planRequests: header.planRequests,
     gaveUp: header.gaveUp,
     budgetNotice: header.budgetNotice,
+    todos: header.todos,
+    callsSinceTodo: header.callsSinceTodo,
     usage: header.usage,
   };
   for (const line of rest) {

@@ -33,6 +33,8 @@ import { TaskInHand } from './task-in-hand.js';
 import { statePaths } from '../paths.js';
 import type { BackgroundJobs } from '../jobs/background-jobs.js';
 import { JobIntake } from './job-intake.js';
+import { assembleSystemPrompt } from './prompt-assembler.js';
+import { hasOpenTodos, TODO_NAG_AFTER_CALLS, todoReminder, type TodoItem } from '../agent/todos.js';
 
 export interface TeammateDeps {
   readonly identity: Identity;
@@ -46,6 +48,15 @@ export interface TeammateDeps {
   readonly consumer: InboxConsumer;
   /** Its background commands: their ends are told to the conversation, and while one runs the teammate does not go to sleep. */
   readonly jobs: BackgroundJobs;
+  /** Skills and long-term memory: in the system prompt of every call, and behind load_skill and remember. */
+  readonly knowledge?: {
+    readonly skills: NonNullable<ToolContext['skills']>;
+    readonly memory: NonNullable<ToolContext['memory']>;
+    readonly teamMemory: () => string;
+    readonly ownMemory: () => string;
+  };
+  /** Publishes the teammate's plan (todo_write) for teamd status. */
+  readonly todos?: (items: readonly TodoItem[]) => void;
   /** The team's schedule, for schedule_cron, list_crons and cancel_cron. */
   readonly schedule?: ToolContext['schedule'];
   readonly bell: Doorbell;
@@ -84,7 +95,8 @@ export class TeammateRuntime {
   private readonly stopper = new AbortController();
   private readonly tools: ToolRegistry;
   private readonly compactor: Compactor;
-  private readonly system: string;
+  /** The last system prompt assembled (prompt-assembler.ts): what the budget and compaction estimate with. */
+  private system: string;
   private readonly outcomes: TaskOutcomes;
   private readonly budget: BudgetGuard;
   private shutdownRequest: Message | null = null;
@@ -139,7 +151,7 @@ export class TeammateRuntime {
       deps.makeGate?.({ taskId: () => this.currentTask?.id ?? null, root: () => this.hand.root, waiting: (on) => this.status.waiting(on) }) ?? null;
     this.hooks = new RuntimeHooks(policy?.events ?? null, deps.session, deps.logger);
     this.tools = new ToolRegistry(ALL_TOOLS, () => this.plans.approved(this.currentTask), policy?.gate ?? null);
-    this.system = systemPrompt(deps.identity);
+    this.system = this.assemble();
     this.outcomes = new TaskOutcomes({ name: deps.identity.name, board: deps.board, mailbox: deps.mailbox, logger: deps.logger, claims: this.hand.claims });
     this.compactor = new Compactor({
       model: deps.model,
@@ -247,6 +259,12 @@ export class TeammateRuntime {
 
   private take(task: Task): void {
     this.hand.take(task);
+    // A new task starts without a plan; the previous task's is no longer shown.
+    if (this.deps.session.todos.length > 0) {
+      this.deps.session.todos = [];
+      this.deps.todos?.([]);
+    }
+    this.deps.session.callsSinceTodo = 0;
   }
 
   private get currentTask(): Task | null {
@@ -331,11 +349,14 @@ export class TeammateRuntime {
       tools: this.tools,
       ctx: this.toolContext(),
       compactor: this.compactor,
-      system: this.system,
+      system: () => (this.system = this.assemble()),
       maxTokens: this.deps.maxTokens,
       ...(this.deps.maxTokensCap ? { maxTokensCap: this.deps.maxTokensCap } : {}),
       shouldStop: () => this.stopper.signal.aborted || this.shutdownRequest !== null,
-      absorbInput: () => void this.readInbox(),
+      absorbInput: () => {
+        this.readInbox();
+        this.remindTodos();
+      },
       overBudget: (messages) => this.budget.check(messages).over,
     });
     for await (const event of events) {
@@ -360,6 +381,7 @@ export class TeammateRuntime {
     logAgentEvent(logger, event, this.currentTask?.id ?? null);
     if (event.type === 'usage') {
       this.backoff = null;
+      if (this.currentTask) session.callsSinceTodo++;
       for (const key of Object.keys(session.usage) as (keyof typeof session.usage)[]) session.usage[key] += event.usage[key];
       link.send({ type: 'usage', usage: session.usage });
     }
@@ -388,7 +410,26 @@ export class TeammateRuntime {
         return;
       case 'idle':
         return;
+      case 'todos':
+        this.deps.session.todos = [...effect.items];
+        this.deps.session.callsSinceTodo = 0;
+        this.deps.todos?.(this.deps.session.todos);
+        return;
     }
+  }
+
+  private assemble(): string {
+    const { identity, knowledge } = this.deps;
+    if (!knowledge) return systemPrompt(identity);
+    return assembleSystemPrompt({ identity, skills: () => knowledge.skills.list(), teamMemory: knowledge.teamMemory, ownMemory: knowledge.ownMemory });
+  }
+
+  /** s03's nag: a plan with open steps, not updated for a few model calls on a task, gets a reminder in the next turn. */
+  private remindTodos(): void {
+    const { session } = this.deps;
+    if (!this.currentTask || !hasOpenTodos(session.todos) || session.callsSinceTodo < TODO_NAG_AFTER_CALLS) return;
+    appendUser(session.messages, [{ type: 'text', text: todoReminder(session.todos, session.callsSinceTodo) }]);
+    session.callsSinceTodo = 0;
   }
 
   private holdsTask(): boolean {
@@ -439,6 +480,7 @@ export class TeammateRuntime {
       signal: this.stopper.signal,
       jobs: this.deps.jobs,
       ...(this.deps.schedule ? { schedule: this.deps.schedule } : {}),
+      ...(this.deps.knowledge ? { skills: this.deps.knowledge.skills, memory: this.deps.knowledge.memory } : {}),
       claims: this.hand.claims,
       control: {
         beforeComplete: (id) => this.hand.beforeComplete(id),

@@ -19,6 +19,9 @@ import { processDaemonLink, type DaemonLink } from './daemon-link.js';
 import { SessionStore } from './session-store.js';
 import { BackgroundJobs, DEFAULT_JOB_LIMITS } from '../jobs/background-jobs.js';
 import { ScheduleStore } from '../cron/schedule-store.js';
+import { publishTodos } from './published-todos.js';
+import { MemoryStore } from '../memory/memory-store.js';
+import { listSkills, userSkillsDir } from '../skills/skills.js';
 import { TeammateRuntime, type RuntimeEnd } from './teammate-runtime.js';
 import { parseWorkerArgs } from './worker-args.js';
 import { spentTokens } from './token-budget.js';
@@ -120,6 +123,7 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     logger,
   });
   jobs.recover();
+  const memory = new MemoryStore(paths, locker);
   const runtime = new TeammateRuntime({
     identity: { name: args.name, role: member.role, team: path.basename(workspace), workspace, prompt: member.prompt, planRequired: member.plan === true },
     stateDir: paths.root,
@@ -130,6 +134,19 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     mailbox,
     consumer: new InboxConsumer({ paths, name: args.name, logger, isHandled: (id) => handled.has(id) }),
     jobs,
+    todos: (items) => {
+      try {
+        publishTodos(paths, args.name, items);
+      } catch (error) {
+        logger.warn({ err: error }, 'could not publish the plan for teamd status');
+      }
+    },
+    knowledge: {
+      skills: { list: () => listSkills([paths.skillsDir, userSkillsDir(proc.env)], member.role) },
+      memory: { remember: (scope, text) => memory.remember(scope, args.name, text) },
+      teamMemory: () => memory.forPrompt('team', args.name),
+      ownMemory: () => memory.forPrompt('me', args.name),
+    },
     schedule: { store: new ScheduleStore(paths, locker), members: () => readConfig(paths.config).members },
     bell,
     link,

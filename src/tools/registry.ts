@@ -15,6 +15,8 @@ import {
   submitPlanTool,
 } from './team-tools.js';
 import { jobKillTool, jobOutputTool } from './job-tools.js';
+import { todoWriteTool } from './todo-tool.js';
+import { loadSkillTool, rememberTool } from './knowledge-tools.js';
 import { cancelCronTool, listCronsTool, scheduleCronTool } from './cron-tools.js';
 import { createWorktreeTool, keepWorktreeTool, removeWorktreeTool } from './worktree-tools.js';
 import { budgetResult } from './output-spill.js';
@@ -40,6 +42,9 @@ export const ALL_TOOLS: readonly Tool[] = [
   broadcastTool,
   idleTool,
   submitPlanTool,
+  todoWriteTool,
+  loadSkillTool,
+  rememberTool,
   scheduleCronTool,
   listCronsTool,
   cancelCronTool,

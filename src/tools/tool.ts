@@ -4,13 +4,18 @@ import type { Mailbox } from '../inbox/mailbox.js';
 import type { BackgroundJobs } from '../jobs/background-jobs.js';
 import type { ScheduleStore } from '../cron/schedule-store.js';
 import type { Member } from '../roster/roster.js';
+import type { TodoItem } from '../agent/todos.js';
+import type { Skill } from '../skills/skills.js';
+import type { MemoryScope } from '../memory/memory-store.js';
 
 /** What a tool did to the teammate's own state, as data: the runtime acts on it, never on tool names. */
 export type ToolEffect =
   | { readonly kind: 'task-claimed'; readonly id: number; readonly claim: number }
   | { readonly kind: 'task-completed'; readonly id: number }
   | { readonly kind: 'task-failed'; readonly id: number }
-  | { readonly kind: 'idle' };
+  | { readonly kind: 'idle' }
+  /** todo_write: the teammate's plan for its current task. */
+  | { readonly kind: 'todos'; readonly items: readonly TodoItem[] };
 
 export interface ToolResult {
   readonly content: string;
@@ -32,6 +37,10 @@ export interface ToolContext {
   readonly jobs?: Pick<BackgroundJobs, 'start' | 'output' | 'kill'>;
   /** The team's schedule (cron.json) and who is on the team, for schedule_cron and its kin. */
   readonly schedule?: { readonly store: ScheduleStore; readonly members: () => readonly Member[] };
+  /** The skills this teammate's role may use (load_skill). */
+  readonly skills?: { list(): readonly Skill[] };
+  /** Long-term memory (remember): one line appended to the team's or this teammate's file. */
+  readonly memory?: { remember(scope: MemoryScope, text: string): Promise<string> };
   /** Aborted on shutdown: long-running tools (bash) stop. */
   readonly signal: AbortSignal;
   /** The claim held on each task this teammate took in this conversation: the fencing token for its writes. */

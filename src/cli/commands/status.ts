@@ -6,6 +6,7 @@ import { TASK_STATUSES, type TaskStatus } from '../../board/task.js';
 import { isTeamdError, type TeamdError } from '../../errors.js';
 import { readPlanRequests } from '../../inbox/plan-requests.js';
 import { runningJobCounts } from '../../jobs/job-listing.js';
+import { readPublishedTodos } from '../../teammate/published-todos.js';
 import type { StatePaths } from '../../paths.js';
 import { inotifyUseOf, readInotifyLimits } from '../../proc/inotify.js';
 import { readConfig, type TeamConfig } from '../../roster/roster.js';
@@ -72,7 +73,7 @@ export function statusCommand(io: Io): Command {
                 model: config?.settings.model ?? null,
               }
             : null,
-          members,
+          members: members.map((m) => ({ ...m, todos: readPublishedTodos(paths, m.name) })),
           tasks,
           tokens,
           plansWaiting: plans.length,

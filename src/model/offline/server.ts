@@ -33,6 +33,8 @@ export interface OfflineServerDeps {
   readonly now?: () => Date;
   /** Hears every Messages request it answers (benchmarks count calls with it). */
   readonly onRequest?: (teammate: string) => void;
+  /** Hears the system prompt and tool names of every request it decides on (tests look at what teammates sent). */
+  readonly onDecide?: (seen: { teammate: string; system: string; tools: readonly string[] }) => void;
 }
 
 /**
@@ -133,6 +135,7 @@ export class OfflineModelServer {
     const system =
       typeof request.system === 'string' ? request.system : (request.system ?? []).map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n');
     const tools = (request.tools ?? []).map((t) => (typeof t.name === 'string' ? t.name : ''));
+    this.deps.onDecide?.({ teammate, system, tools });
     return decideOffline({ teammate, system, tools, messages: request.messages });
   }
 

@@ -1,0 +1,29 @@
+import * as z from 'zod';
+
+/** One step of a teammate's plan for its current task (todo_write; the format of Claude Code's TodoWrite). */
+export const todoItemSchema = z.strictObject({
+  content: z.string().trim().min(1).max(500),
+  status: z.enum(['pending', 'in_progress', 'completed']),
+  /** The step as it is being done ("Running the tests"), shown while it is in progress. */
+  activeForm: z.string().trim().min(1).max(500),
+});
+export type TodoItem = z.infer<typeof todoItemSchema>;
+
+export const MAX_TODO_ITEMS = 50;
+
+export const todoListSchema = z
+  .array(todoItemSchema)
+  .max(MAX_TODO_ITEMS)
+  .refine((items) => items.filter((item) => item.status === 'in_progress').length <= 1, { message: 'at most one item may be in_progress at a time' });
+
+/** Model calls on a task without a todo_write, while the list has unfinished items, before a reminder. */
+export const TODO_NAG_AFTER_CALLS = 3;
+
+export function hasOpenTodos(items: readonly TodoItem[]): boolean {
+  return items.some((item) => item.status !== 'completed');
+}
+
+export function todoReminder(items: readonly TodoItem[], calls: number): string {
+  const open = items.filter((item) => item.status !== 'completed').map((item) => `- [${item.status}] ${item.content}`);
+  return `[teamd:todo-reminder]\nYou have not updated your plan in ${calls} model calls. Update it with todo_write (mark what is done, set the step you are on in_progress), then go on. Still open:\n${open.join('\n')}`;
+}
