@@ -17,6 +17,8 @@ export type Directive =
   /** The task went back to the board: the teammate no longer owns it. */
   | { readonly kind: 'released'; readonly id: number }
   | { readonly kind: 'summary' }
+  /** A helper's (subagent's) job: its whole prompt. */
+  | { readonly kind: 'subtask' }
   /** A background job ended (or was lost). */
   | { readonly kind: 'job'; readonly id: string; readonly state: string }
   /** The instruction of a summary request. */
@@ -58,6 +60,8 @@ export function parseDirective(text: string): Directive | null {
       return { kind: 'summary' };
     case 'summarize':
       return { kind: 'summarize' };
+    case 'subtask':
+      return { kind: 'subtask' };
     case 'job':
       return { kind: 'job', id: attrs.id ?? '?', state: attrs.state ?? '?' };
     default:
@@ -79,6 +83,11 @@ export function resumeDirective(task: Pick<Task, 'id' | 'subject' | 'description
 
 export function messageDirective(message: Message): string {
   return `[teamd:message from=${message.from} type=${message.type}]\nMessage from ${message.from}${message.type === 'message' ? '' : ` (${message.type})`}:\n${message.content}`;
+}
+
+/** The prompt of a one-shot helper (teammate/subagent.ts). */
+export function subtaskDirective(description: string, prompt: string): string {
+  return `[teamd:subtask]\n${description}\n\n${prompt}`;
 }
 
 /** A background job's end, told before the next model call (teammate/job-intake.ts). */

@@ -1,7 +1,7 @@
 import type { ChatMessage, ContentBlock, ModelClient, ModelResponse, Usage } from '../model/model-client.js';
 import { failureClass } from '../model/model-errors.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import type { ToolContext, ToolEffect } from '../tools/tool.js';
+import type { ToolContext, ToolEffect, ToolResult } from '../tools/tool.js';
 import type { CompactionHow, Compactor } from './compactor.js';
 import { appendUser } from './conversation.js';
 import { continueDirective } from './directives.js';
@@ -126,9 +126,16 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
     continues = 0;
     const results: ContentBlock[] = [];
     let idle = false;
-    for (const use of uses) {
+    // Calls of a concurrent tool (helpers) next to each other start together; every other call waits for the one before it.
+    const started = new Map<string, Promise<ToolResult>>();
+    for (const [i, use] of uses.entries()) {
+      if (!started.has(use.id) && deps.tools.concurrent(use.name))
+        for (const next of uses.slice(i)) {
+          if (!deps.tools.concurrent(next.name)) break;
+          started.set(next.id, deps.tools.run(next.name, next.input, deps.ctx, next.id));
+        }
       yield { type: 'tool_call', id: use.id, name: use.name, input: use.input };
-      const result = await deps.tools.run(use.name, use.input, deps.ctx, use.id);
+      const result = await (started.get(use.id) ?? deps.tools.run(use.name, use.input, deps.ctx, use.id));
       if (result.effect?.kind === 'idle') idle = true;
       yield { type: 'tool_result', id: use.id, name: use.name, content: result.content, isError: result.isError === true, effect: result.effect };
       results.push({ type: 'tool_result', tool_use_id: use.id, content: result.content, ...(result.isError ? { is_error: true } : {}) });

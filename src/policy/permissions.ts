@@ -46,6 +46,7 @@ const TEAM = new Set([
   'keep_worktree',
   'job_kill',
   'todo_write',
+  'task',
   'remember',
   'schedule_cron',
   'cancel_cron',

@@ -34,6 +34,8 @@ import { statePaths } from '../paths.js';
 import type { BackgroundJobs } from '../jobs/background-jobs.js';
 import { JobIntake } from './job-intake.js';
 import { assembleSystemPrompt } from './prompt-assembler.js';
+import { SubagentRunner } from './subagent.js';
+import type { Usage } from '../model/model-client.js';
 import { hasOpenTodos, TODO_NAG_AFTER_CALLS, todoReminder, type TodoItem } from '../agent/todos.js';
 
 export interface TeammateDeps {
@@ -115,6 +117,7 @@ export class TeammateRuntime {
   private readonly plans: PlanGate;
   private readonly intake: InboxIntake;
   private readonly jobIntake: JobIntake;
+  private readonly subagents: SubagentRunner;
   private readonly hooks: RuntimeHooks;
   private readonly hand: TaskInHand;
 
@@ -151,6 +154,17 @@ export class TeammateRuntime {
       deps.makeGate?.({ taskId: () => this.currentTask?.id ?? null, root: () => this.hand.root, waiting: (on) => this.status.waiting(on) }) ?? null;
     this.hooks = new RuntimeHooks(policy?.events ?? null, deps.session, deps.logger);
     this.tools = new ToolRegistry(ALL_TOOLS, () => this.plans.approved(this.currentTask), policy?.gate ?? null);
+    this.subagents = new SubagentRunner({
+      name: deps.identity.name,
+      model: deps.model,
+      maxTokens: deps.maxTokens,
+      compactThresholdTokens: deps.compactThresholdTokens,
+      gate: policy?.gate ?? null,
+      planApproved: () => this.plans.approved(this.currentTask),
+      onUsage: (usage) => this.countUsage(usage),
+      overBudget: () => this.budget.check(this.deps.session.messages).over,
+      shouldStop: () => this.stopper.signal.aborted,
+    });
     this.system = this.assemble();
     this.outcomes = new TaskOutcomes({ name: deps.identity.name, board: deps.board, mailbox: deps.mailbox, logger: deps.logger, claims: this.hand.claims });
     this.compactor = new Compactor({
@@ -377,18 +391,24 @@ export class TeammateRuntime {
   }
 
   private onEvent(event: AgentEvent): void {
-    const { session, link, logger } = this.deps;
+    const { session, logger } = this.deps;
     logAgentEvent(logger, event, this.currentTask?.id ?? null);
     if (event.type === 'usage') {
       this.backoff = null;
       if (this.currentTask) session.callsSinceTodo++;
-      for (const key of Object.keys(session.usage) as (keyof typeof session.usage)[]) session.usage[key] += event.usage[key];
-      link.send({ type: 'usage', usage: session.usage });
+      this.countUsage(event.usage);
     }
     // Compaction changed the whole conversation: the next save replaces the file instead of appending.
     if (event.type === 'compacted') this.rewriteSession = true;
     if (event.type === 'step') this.save();
     if (event.type === 'tool_result' && event.effect) this.applyEffect(event.effect);
+  }
+
+  /** A call's tokens, the teammate's own or a helper's: in its usage, its budget and the roster. */
+  private countUsage(usage: Usage): void {
+    const { session, link } = this.deps;
+    for (const key of Object.keys(session.usage) as (keyof typeof session.usage)[]) session.usage[key] += usage[key];
+    link.send({ type: 'usage', usage: session.usage });
   }
 
   private applyEffect(effect: ToolEffect): void {
@@ -479,6 +499,7 @@ export class TeammateRuntime {
       mailbox,
       signal: this.stopper.signal,
       jobs: this.deps.jobs,
+      subagent: this.subagents,
       ...(this.deps.schedule ? { schedule: this.deps.schedule } : {}),
       ...(this.deps.knowledge ? { skills: this.deps.knowledge.skills, memory: this.deps.knowledge.memory } : {}),
       claims: this.hand.claims,

@@ -16,6 +16,7 @@ import {
 } from './team-tools.js';
 import { jobKillTool, jobOutputTool } from './job-tools.js';
 import { todoWriteTool } from './todo-tool.js';
+import { taskTool } from './subagent-tool.js';
 import { loadSkillTool, rememberTool } from './knowledge-tools.js';
 import { cancelCronTool, listCronsTool, scheduleCronTool } from './cron-tools.js';
 import { createWorktreeTool, keepWorktreeTool, removeWorktreeTool } from './worktree-tools.js';
@@ -43,6 +44,7 @@ export const ALL_TOOLS: readonly Tool[] = [
   idleTool,
   submitPlanTool,
   todoWriteTool,
+  taskTool,
   loadSkillTool,
   rememberTool,
   scheduleCronTool,
@@ -71,6 +73,11 @@ export class ToolRegistry {
     private readonly gate: ToolGate | null = null,
   ) {
     this.byName = new Map(tools.map((tool) => [tool.name, tool]));
+  }
+
+  /** Whether calls of this tool in one answer may run at the same time. */
+  concurrent(name: string): boolean {
+    return this.byName.get(name)?.concurrent === true;
   }
 
   apiTools(): ApiTool[] {

@@ -41,6 +41,10 @@ export interface ToolContext {
   readonly skills?: { list(): readonly Skill[] };
   /** Long-term memory (remember): one line appended to the team's or this teammate's file. */
   readonly memory?: { remember(scope: MemoryScope, text: string): Promise<string> };
+  /** Runs one-shot helpers (the task tool); absent inside a helper, so helpers start none. */
+  readonly subagent?: {
+    run(request: { description: string; prompt: string; tools?: readonly string[] | undefined }, parent: ToolContext): Promise<ToolResult>;
+  };
   /** Aborted on shutdown: long-running tools (bash) stop. */
   readonly signal: AbortSignal;
   /** The claim held on each task this teammate took in this conversation: the fencing token for its writes. */
@@ -67,6 +71,8 @@ export interface Tool<I = unknown> {
   readonly input: z.ZodType<I>;
   /** Changes the workspace or the board: refused until a required plan is approved. */
   readonly needsApprovedPlan: boolean;
+  /** Calls of it in one answer run at the same time (helpers); other tools run one after another. */
+  readonly concurrent?: boolean;
   run(input: I, ctx: ToolContext): Promise<ToolResult>;
 }
 

@@ -43,12 +43,13 @@ export function decideOffline(request: OfflineRequest): OfflineTurn {
   if (steps.at(-1)?.directive?.directive.kind === 'summarize') return say(summarize(steps));
   const last = lastIndex(
     steps,
-    (s) => s.directive !== undefined && ['task', 'resume', 'message', 'plan', 'remind', 'released', 'job'].includes(s.directive.directive.kind),
+    (s) => s.directive !== undefined && ['task', 'resume', 'message', 'plan', 'remind', 'released', 'job', 'subtask'].includes(s.directive.directive.kind),
   );
   if (last === -1) return say('Nothing to do; going idle.');
   const { directive, text } = steps[last]!.directive!;
   const after = steps.slice(last + 1);
   if (directive.kind === 'released') return say(`Understood: task ${directive.id} is no longer mine.`);
+  if (directive.kind === 'subtask') return helperTurn(request, text, after);
   // A background job ended: noted, and back to the open task if there is one.
   if (directive.kind === 'job') {
     const next = workOnTask(request, steps);
@@ -106,6 +107,17 @@ function workOnTask(request: OfflineRequest, steps: readonly Step[], idle = 'Not
   if (carried + bashRuns.length < commands.length) return call('bash', { command: commands[carried + bashRuns.length] });
   const outputs = bashRuns.map((u) => `$ ${String(u.input.command)}\n${results.get(u.id)!.text}`).join('\n');
   return call('complete_task', { id, result: tail(outputs || 'done (no commands)', 4000) });
+}
+
+/** A one-shot helper: the prompt's ```sh lines with bash (when it has bash), then a report of what they printed. */
+function helperTurn(request: OfflineRequest, text: string, after: readonly Step[]): OfflineTurn {
+  const description = text.split('\n')[1] ?? 'the job';
+  const commands = request.tools.includes('bash') ? shellCommands(text) : [];
+  const results = new Map(after.flatMap((s) => (s.result ? [[s.result.id, s.result] as const] : [])));
+  const runs = after.flatMap((s) => (s.toolUse?.name === 'bash' && results.has(s.toolUse.id) ? [s.toolUse] : []));
+  if (runs.length < commands.length) return call('bash', { command: commands[runs.length] });
+  const outputs = runs.map((u) => `$ ${String(u.input.command)}\n${results.get(u.id)!.text}`).join('\n');
+  return say(`Report on "${description}": ${outputs ? `\n${tail(outputs, 2000)}` : 'nothing to run; looked and found nothing to report.'}`);
 }
 
 interface ScriptedCall {

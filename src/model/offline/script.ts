@@ -27,6 +27,8 @@ export const scriptStepSchema = z.union([
   z.strictObject({ stopReason: z.literal('max_tokens'), truncatedToolUse: toolCall, ...repeat }),
   /** Any tool call, as the model would make it. */
   z.strictObject({ toolUse: toolCall, text: z.string().optional(), ...repeat }),
+  /** Several tool calls in one answer (parallel helpers, say). */
+  z.strictObject({ toolUses: z.array(toolCall).min(2).max(8), ...repeat }),
 ]);
 export type ScriptStep = z.infer<typeof scriptStepSchema>;
 

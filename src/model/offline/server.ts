@@ -121,11 +121,19 @@ export class OfflineModelServer {
 
   /** A scripted tool call must name a tool the request offers; one that does not is reported (naming the file) and skipped. */
   private usableStep(step: ScriptStep | null, request: RawRequest, teammate: string): ScriptStep | null {
-    const call = step && 'toolUse' in step ? step.toolUse : step && 'truncatedToolUse' in step ? step.truncatedToolUse : null;
-    if (!call) return step;
+    const calls = !step
+      ? []
+      : 'toolUse' in step
+        ? [step.toolUse]
+        : 'truncatedToolUse' in step
+          ? [step.truncatedToolUse]
+          : 'toolUses' in step
+            ? step.toolUses
+            : [];
     const offered = (request.tools ?? []).map((t) => t.name);
-    if (offered.includes(call.name)) return step;
-    this.deps.script.report(`a step for ${teammate} calls the unknown tool "${call.name}" (offered: ${offered.join(', ') || 'none'}); the step is skipped`);
+    const unknown = calls.find((call) => !offered.includes(call.name));
+    if (!unknown) return step;
+    this.deps.script.report(`a step for ${teammate} calls the unknown tool "${unknown.name}" (offered: ${offered.join(', ') || 'none'}); the step is skipped`);
     return null;
   }
 
@@ -164,6 +172,10 @@ function scriptedTurn(step: Exclude<ScriptStep, { status: number } | { drop: tru
   if ('truncatedToolUse' in step) {
     const content: OfflineBlock[] = [{ type: 'tool_use', id: id(), name: step.truncatedToolUse.name, input: step.truncatedToolUse.input }];
     return { turn: { content, stop_reason: 'max_tokens' }, shape: { truncateLastToolUse: true } };
+  }
+  if ('toolUses' in step) {
+    const content: OfflineBlock[] = step.toolUses.map((call) => ({ type: 'tool_use' as const, id: id(), ...call }));
+    return { turn: { content, stop_reason: 'tool_use' }, shape: {} };
   }
   if ('toolUse' in step) {
     const content: OfflineBlock[] = [...(step.text ? [{ type: 'text' as const, text: step.text }] : []), { type: 'tool_use', id: id(), ...step.toolUse }];

@@ -1,0 +1,66 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SubagentRunner } from '../../src/teammate/subagent.js';
+import type { Usage } from '../../src/model/model-client.js';
+import type { ToolContext } from '../../src/tools/tool.js';
+import { openBoard } from '../helpers/board.js';
+import { FakeModel, reply, text, use, usage } from '../helpers/fake-model.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+function parent(): ToolContext {
+  const workspace = makeTempDir('teamd-ws-');
+  const { board } = openBoard(path.join(workspace, '.team'));
+  return {
+    name: 'alice',
+    workspace,
+    stateDir: path.join(workspace, '.team'),
+    board,
+    mailbox: {} as ToolContext['mailbox'],
+    shell: { launch: () => ({ file: 'true', args: [], env: {}, confined: false }) },
+    signal: new AbortController().signal,
+    claims: new Map(),
+    control: { submitPlan: () => 'x' },
+  };
+}
+
+describe('SubagentRunner (a scripted model)', () => {
+  it("counts every call of the helper in the teammate's usage, and sends none of the teammate's conversation", async () => {
+    const model = new FakeModel([reply([use('t1', 'glob', { pattern: '*' })]), reply([text('Found nothing of note.')])]);
+    const counted: Usage[] = [];
+    const runner = new SubagentRunner({
+      name: 'alice',
+      model,
+      maxTokens: 1000,
+      compactThresholdTokens: 100_000,
+      gate: null,
+      planApproved: () => true,
+      onUsage: (u) => counted.push(u),
+      overBudget: () => false,
+      shouldStop: () => false,
+    });
+    const result = await runner.run({ description: 'look', prompt: 'look around' }, parent());
+    expect(result).toEqual({ content: 'Found nothing of note.' });
+    expect(counted).toEqual([usage, usage]);
+    // Its first request holds only its own prompt; the teammate's tools are not offered.
+    expect(model.requests[0]!.messages).toHaveLength(1);
+    expect(model.requests[0]!.tools.map((t) => t.name)).toEqual(['read_file', 'glob', 'grep', 'load_skill']);
+  });
+
+  it('stops at the budget before a call', async () => {
+    const runner = new SubagentRunner({
+      name: 'alice',
+      model: new FakeModel([]),
+      maxTokens: 1000,
+      compactThresholdTokens: 100_000,
+      gate: null,
+      planApproved: () => true,
+      onUsage: () => {},
+      overBudget: () => true,
+      shouldStop: () => false,
+    });
+    expect(await runner.run({ description: 'look', prompt: 'look around' }, parent())).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('token budget'),
+    });
+  });
+});
