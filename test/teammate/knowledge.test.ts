@@ -8,7 +8,7 @@ import { startDaemon } from '../helpers/daemon.js';
 import { collectOutput, REPO_ROOT, runTeamd } from '../helpers/processes.js';
 import { savedSessionText } from '../helpers/session.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { waitFor } from '../helpers/wait.js';
+import { waitFor, waitForAsync } from '../helpers/wait.js';
 
 const calls = (value: unknown) => `\`\`\`teamd-calls\n${JSON.stringify(value)}\n\`\`\``;
 
@@ -94,6 +94,30 @@ describe("the teammate's toolkit", () => {
     expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', d2])).code).toBe(0);
     await waitFor(() => b2.get(1).status === 'completed' || undefined, 'task done');
     expect(s2()).toContain('at most one item may be in_progress at a time');
+  });
+
+  it("watch shows the step in progress of a working teammate's plan beside its task", async () => {
+    const items = [
+      { content: 'wait for go', status: 'in_progress', activeForm: 'Waiting for go' },
+      { content: 'finish', status: 'pending', activeForm: 'Finishing' },
+    ];
+    const { dir, ws, board } = await team([
+      {
+        subject: 'waits',
+        description: calls([
+          { name: 'todo_write', input: { items } },
+          { name: 'bash', input: { command: 'while [ ! -f go ]; do sleep 0.05; done' } },
+        ]),
+      },
+    ]);
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    const frame = await waitForAsync(async () => {
+      const shown = (await runTeamd(['watch', '--once', '--dir', dir], { env: { COLUMNS: '120', NO_COLOR: '1' } })).stdout;
+      return shown.includes('alice: Waiting for go (0/2)') ? shown : undefined;
+    }, 'the plan in watch');
+    expect(frame).toContain('in_progress');
+    fs.writeFileSync(path.join(ws, 'go'), '');
+    await waitFor(() => board.get(1).status === 'completed' || undefined, 'task done');
   });
 
   it("skills: one added while the team runs is in the next request's system prompt; load_skill returns its body and files; bad skills are listed with a warning", async () => {

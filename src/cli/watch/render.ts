@@ -1,4 +1,5 @@
 import { TASK_STATUSES } from '../../board/task.js';
+import type { TodoItem } from '../../agent/todos.js';
 import type { TaskView } from '../../board/board.js';
 import type { Member } from '../../roster/roster.js';
 import { cellWidth, oneLine, padCells, truncateCells } from './cells.js';
@@ -116,7 +117,7 @@ export function renderFrame(snapshot: Snapshot, options: FrameOptions): string[]
       ...section(
         tasks,
         rows.tasks,
-        (t) => paint(taskRow(t, width)),
+        (t) => paint(taskRow(t, width, t.owner ? snapshot.todos.get(t.owner) : undefined)),
         (hidden) => paint([[moreLine(hidden, 'task', hidden.filter((t) => taskRank(t) <= 1).length), DIM]]),
       ),
     );
@@ -168,10 +169,10 @@ function memberRow(member: Member, width: number): Part[] {
   ];
 }
 
-function taskRow(task: TaskView, width: number): Part[] {
+function taskRow(task: TaskView, width: number, todos: readonly TodoItem[] = []): Part[] {
   const note: Part =
     task.status !== 'pending'
-      ? [task.owner ?? '']
+      ? [task.owner ? `${task.owner}${task.status === 'in_progress' ? planNote(todos) : ''}` : '']
       : task.stuck
         ? [`STUCK on ${task.stuckOn.join(',')}`, RED]
         : task.ready
@@ -179,12 +180,20 @@ function taskRow(task: TaskView, width: number): Part[] {
           : [`waits on ${task.waitingOn.join(',')}`];
   const id = `  ${String(task.id).padStart(4)} `;
   const status = padCells(task.status, 12);
-  const noteWidth = Math.min(cellWidth(note[0]), 24);
+  const noteWidth = Math.min(cellWidth(note[0]), 40);
   const subjectWidth = Math.max(4, width - cellWidth(id) - 12 - noteWidth - 2);
   return [[id], [status, STATUS_COLOR[task.status] ?? ''], [`${padCells(oneLine(task.subject), subjectWidth)} `], [truncateCells(note[0], noteWidth), note[1]]];
 }
 
 /** Joins parts, cut to `width` columns as a whole, then coloured (escape codes take no columns). */
+/** ": Running the tests (2/5)": the step in progress of a teammate's plan, and how far it got. */
+function planNote(todos: readonly TodoItem[]): string {
+  if (todos.length === 0) return '';
+  const current = todos.find((item) => item.status === 'in_progress');
+  const done = todos.filter((item) => item.status === 'completed').length;
+  return `: ${current ? `${oneLine(current.activeForm)} ` : ''}(${done}/${todos.length})`;
+}
+
 function fitParts(parts: readonly Part[], width: number, color: boolean): string {
   let left = width;
   let out = '';

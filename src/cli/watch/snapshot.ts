@@ -5,6 +5,8 @@ import { readInboxFrom } from '../../inbox/inbox-file.js';
 import type { Message } from '../../inbox/message.js';
 import type { StatePaths } from '../../paths.js';
 import { readConfig, type Member } from '../../roster/roster.js';
+import type { TodoItem } from '../../agent/todos.js';
+import { readPublishedTodos } from '../../teammate/published-todos.js';
 
 export interface Snapshot {
   readonly daemon: PidInfo | null;
@@ -14,6 +16,8 @@ export interface Snapshot {
   readonly tasks: TaskView[];
   readonly problems: number;
   readonly messages: Message[];
+  /** Each working teammate's plan (todo_write), shown beside its task. */
+  readonly todos: ReadonlyMap<string, readonly TodoItem[]>;
 }
 
 const TAIL_BYTES = 64 * 1024;
@@ -35,6 +39,7 @@ export function takeSnapshot(paths: StatePaths, board: Board, messageCount: numb
     tasks: listing.tasks,
     problems: listing.problems.length,
     messages: latestMessages(paths, messageCount),
+    todos: new Map(members.filter((m) => m.task).map((m) => [m.name, readPublishedTodos(paths, m.name)])),
   };
 }
 
