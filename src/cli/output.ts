@@ -31,6 +31,18 @@ export function processIo(keepRunningOnClosedPipe?: () => void): Io {
   };
 }
 
+/** Columns padded to their widest cell, two spaces apart; the last one (free text) is not padded. */
+export function formatColumns(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const last = header.length - 1;
+  const widths = header.slice(0, last).map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (row: readonly string[]): string =>
+    `${row
+      .slice(0, last)
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')}  ${row[last]}`.trimEnd();
+  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+}
+
 export function printJson(io: Io, value: unknown): void {
   io.out(`${JSON.stringify(value, null, 2)}\n`);
 }

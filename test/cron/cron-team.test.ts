@@ -53,14 +53,15 @@ describe('teamd cron with a running daemon', () => {
 
   it('runs due while the daemon was down are reported to the lead once after teamd start, not replayed', async () => {
     const { dir, paths, scheduled } = workspace();
-    const longAgo = new Date(Date.now() - 3 * 3600_000).toISOString();
-    // As if added hours ago and the daemon stopped since: an hourly job and a one-shot, both due meanwhile.
+    // Two years ago: a yearly job missed exactly two runs, and none of them can be on time now (unless this runs at new year).
+    const longAgo = new Date(Date.now() - 2 * 365 * 24 * 3600_000 - 3600_000).toISOString();
+    // As if added long ago and the daemon stopped since: a yearly job and a one-shot, both due meanwhile.
     fs.writeFileSync(
       paths.cronFile,
       JSON.stringify({
         nextId: 3,
         jobs: [
-          { id: 'c1', cron: '0 * * * *', to: 'lead', message: 'hourly report', createdBy: 'lead', createdAt: longAgo },
+          { id: 'c1', cron: '0 0 1 1 *', tz: 'UTC', to: 'lead', message: 'yearly report', createdBy: 'lead', createdAt: longAgo },
           { id: 'c2', at: new Date(Date.now() - 3600_000).toISOString(), to: 'lead', message: 'one-shot', createdBy: 'lead', createdAt: longAgo },
         ],
       }),
@@ -68,10 +69,12 @@ describe('teamd cron with a running daemon', () => {
     await startDaemon(dir);
     const reports = await waitFor(() => (scheduled('lead').length >= 2 ? scheduled('lead') : undefined), 'the missed-run reports');
     expect(reports.map((m) => m.content)).toEqual([
-      expect.stringMatching(/^cron job c1 \("0 \* \* \* \*" to lead\) missed [23] runs since .* while the daemon was not running; not replayed/),
+      expect.stringMatching(
+        /^cron job c1 \("0 0 1 1 \*" UTC to lead\) missed 2 runs since 20\d\d-01-01T00:00:00.000Z while the daemon was not running; not replayed/,
+      ),
       expect.stringMatching(/^one-shot job c2 \(at .* to lead\) missed 1 run since /),
     ]);
-    expect(reports.some((m) => m.content === 'hourly report' || m.content === 'one-shot')).toBe(false);
+    expect(reports.some((m) => m.content === 'yearly report' || m.content === 'one-shot')).toBe(false);
     const left = JSON.parse((await cron(dir, 'list', '--json')).stdout) as { id: string; lastFiredFor: string }[];
     expect(left.map((j) => j.id)).toEqual(['c1']);
     // Restarted: nothing is reported twice.

@@ -5,7 +5,7 @@ import { ScheduleStore } from '../../cron/schedule-store.js';
 import { TeamdError } from '../../errors.js';
 import { LEAD, readConfig } from '../../roster/roster.js';
 import { openContext } from '../context.js';
-import { printJson, type Io } from '../output.js';
+import { formatColumns, printJson, type Io } from '../output.js';
 import { parseDuration } from '../parsers.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 
@@ -102,14 +102,7 @@ function formatJobs(jobs: readonly (CronJob & { nextAt: string | null })[]): str
     job.lastFiredFor ? localTime(new Date(job.lastFiredFor), job.tz) : '-',
     firstLine(job.message),
   ]);
-  const header = ['ID', 'WHEN', 'TO', 'NEXT', 'LAST', 'MESSAGE'];
-  const widths = header.slice(0, 5).map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (row: readonly string[]): string =>
-    `${row
-      .slice(0, 5)
-      .map((cell, column) => cell.padEnd(widths[column]!))
-      .join('  ')}  ${row[5]}`.trimEnd();
-  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+  return formatColumns(['ID', 'WHEN', 'TO', 'NEXT', 'LAST', 'MESSAGE'], rows);
 }
 
 function firstLine(text: string): string {

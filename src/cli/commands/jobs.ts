@@ -3,7 +3,7 @@ import { listJobs, type JobView } from '../../jobs/job-listing.js';
 import { TeamdError } from '../../errors.js';
 import { readConfig } from '../../roster/roster.js';
 import { openContext } from '../context.js';
-import { printJson, type Io } from '../output.js';
+import { formatColumns, printJson, type Io } from '../output.js';
 import { parseTeammateName } from '../parsers.js';
 import { age } from './plans.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
@@ -56,14 +56,7 @@ function formatJobs(jobs: readonly JobView[], now: number): string {
     job.endedAt ? `${((Date.parse(job.endedAt) - Date.parse(job.startedAt)) / 1000).toFixed(1)}s` : '-',
     firstLine(job.command),
   ]);
-  const header = ['ID', 'STATE', 'EXIT', 'STARTED', 'TOOK', 'COMMAND'];
-  const widths = header.slice(0, 5).map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (row: readonly string[]): string =>
-    `${row
-      .slice(0, 5)
-      .map((cell, column) => cell.padEnd(widths[column]!))
-      .join('  ')}  ${row[5]}`.trimEnd();
-  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+  return formatColumns(['ID', 'STATE', 'EXIT', 'STARTED', 'TOOK', 'COMMAND'], rows);
 }
 
 function outcome(job: JobView): string {

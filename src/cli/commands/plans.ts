@@ -3,7 +3,7 @@ import { TeamdError } from '../../errors.js';
 import { findPlanRequest, readPlanRequests, type PlanRequest } from '../../inbox/plan-requests.js';
 import { LEAD } from '../../roster/roster.js';
 import { openContext } from '../context.js';
-import { printJson, type Io } from '../output.js';
+import { formatColumns, printJson, type Io } from '../output.js';
 import type { StatePaths } from '../../paths.js';
 import { settingsFiles } from '../../teammate/policy-wiring.js';
 import { addRuleToSettings } from '../../policy/settings-edit.js';
@@ -74,14 +74,7 @@ function formatPlans(requests: readonly PlanRequest[], now: Date): string {
     request.answer ? (request.answer.approve ? 'approved' : 'rejected') : 'waiting',
     request.kind === 'permission' ? firstLine(`${request.tool ?? '?'}: ${describeInput(request.input)}`) : firstLine(request.plan),
   ]);
-  const header = ['ID', 'KIND', 'TEAMMATE', 'TASK', 'AGE', 'ANSWER', 'WHAT'];
-  const widths = header.slice(0, 6).map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (row: readonly string[]): string =>
-    `${row
-      .slice(0, 6)
-      .map((cell, column) => cell.padEnd(widths[column]!))
-      .join('  ')}  ${row[6]}`.trimEnd();
-  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+  return formatColumns(['ID', 'KIND', 'TEAMMATE', 'TASK', 'AGE', 'ANSWER', 'WHAT'], rows);
 }
 
 function firstLine(text: string): string {
