@@ -36,7 +36,8 @@ import { JobIntake } from './job-intake.js';
 import { assembleSystemPrompt } from './prompt-assembler.js';
 import { SubagentRunner } from './subagent.js';
 import type { Usage } from '../model/model-client.js';
-import { hasOpenTodos, TODO_NAG_AFTER_CALLS, todoReminder, type TodoItem } from '../agent/todos.js';
+import type { TodoItem } from '../agent/todos.js';
+import { TodoKeeper } from './todo-keeper.js';
 
 export interface TeammateDeps {
   readonly identity: Identity;
@@ -118,6 +119,7 @@ export class TeammateRuntime {
   private readonly intake: InboxIntake;
   private readonly jobIntake: JobIntake;
   private readonly subagents: SubagentRunner;
+  private readonly todos: TodoKeeper;
   private readonly hooks: RuntimeHooks;
   private readonly hand: TaskInHand;
 
@@ -142,6 +144,7 @@ export class TeammateRuntime {
       save: () => this.save(),
       logger: deps.logger,
     });
+    this.todos = new TodoKeeper(deps.session, deps.todos);
     this.jobIntake = new JobIntake({ jobs: deps.jobs, session: deps.session, save: () => this.save() });
     this.hand = new TaskInHand({
       name: deps.identity.name,
@@ -274,11 +277,7 @@ export class TeammateRuntime {
   private take(task: Task): void {
     this.hand.take(task);
     // A new task starts without a plan; the previous task's is no longer shown.
-    if (this.deps.session.todos.length > 0) {
-      this.deps.session.todos = [];
-      this.deps.todos?.([]);
-    }
-    this.deps.session.callsSinceTodo = 0;
+    this.todos.newTask();
   }
 
   private get currentTask(): Task | null {
@@ -369,7 +368,7 @@ export class TeammateRuntime {
       shouldStop: () => this.stopper.signal.aborted || this.shutdownRequest !== null,
       absorbInput: () => {
         this.readInbox();
-        this.remindTodos();
+        this.todos.remind(this.currentTask !== null);
       },
       overBudget: (messages) => this.budget.check(messages).over,
     });
@@ -391,11 +390,11 @@ export class TeammateRuntime {
   }
 
   private onEvent(event: AgentEvent): void {
-    const { session, logger } = this.deps;
+    const { logger } = this.deps;
     logAgentEvent(logger, event, this.currentTask?.id ?? null);
     if (event.type === 'usage') {
       this.backoff = null;
-      if (this.currentTask) session.callsSinceTodo++;
+      this.todos.called(this.currentTask !== null);
       this.countUsage(event.usage);
     }
     // Compaction changed the whole conversation: the next save replaces the file instead of appending.
@@ -431,9 +430,7 @@ export class TeammateRuntime {
       case 'idle':
         return;
       case 'todos':
-        this.deps.session.todos = [...effect.items];
-        this.deps.session.callsSinceTodo = 0;
-        this.deps.todos?.(this.deps.session.todos);
+        this.todos.written(effect.items);
         return;
     }
   }
@@ -442,14 +439,6 @@ export class TeammateRuntime {
     const { identity, knowledge } = this.deps;
     if (!knowledge) return systemPrompt(identity);
     return assembleSystemPrompt({ identity, skills: () => knowledge.skills.list(), teamMemory: knowledge.teamMemory, ownMemory: knowledge.ownMemory });
-  }
-
-  /** s03's nag: a plan with open steps, not updated for a few model calls on a task, gets a reminder in the next turn. */
-  private remindTodos(): void {
-    const { session } = this.deps;
-    if (!this.currentTask || !hasOpenTodos(session.todos) || session.callsSinceTodo < TODO_NAG_AFTER_CALLS) return;
-    appendUser(session.messages, [{ type: 'text', text: todoReminder(session.todos, session.callsSinceTodo) }]);
-    session.callsSinceTodo = 0;
   }
 
   private holdsTask(): boolean {
