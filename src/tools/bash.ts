@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import * as z from 'zod';
+import { outputFile } from '../jobs/job-record.js';
+import { statePaths } from '../paths.js';
 import { defineTool, toolError, type ToolContext, type ToolResult } from './tool.js';
 
 /** Output kept in memory (the end of it); past MAX_RESULT_CHARS the whole is kept aside for read_file. */
@@ -43,7 +45,7 @@ function startInBackground(input: { command: string; timeout_ms?: number | undef
   }
   return {
     content:
-      `started background job ${job.id} (pid ${job.pid ?? '?'}, time limit ${Math.round(job.timeoutMs / 1000)} s). ` +
+      `started background job ${job.id} (pid ${job.pid ?? '?'}, time limit ${Math.round(job.timeoutMs / 1000)} s); its output goes to ${outputFile(statePaths(ctx.stateDir).jobDir(ctx.name), job.id)}. ` +
       `Go on with other work: you will be told when it ends. Read its output with job_output {"id": "${job.id}"}, end it with job_kill.`,
   };
 }

@@ -131,6 +131,7 @@ describe('background jobs (real processes)', () => {
     const started = await tools.run('bash', { command: 'echo hello; sleep 60', run_in_background: true }, shellCtx);
     expect(started.isError).toBeFalsy();
     expect(started.content).toContain('started background job alice-1');
+    expect(started.content).toContain(`its output goes to ${path.join(paths.jobDir('alice'), 'alice-1.log')}`);
     await waitFor(() => jobs.output('alice-1', 0, 100)!.text === 'hello\n', 'output');
     expect((await tools.run('job_output', { id: 'alice-1' }, ctx)).content).toMatch(/^job alice-1: running since .*\nhello\n$/);
     expect(await tools.run('job_output', { id: 'alice-7' }, ctx)).toMatchObject({ isError: true, content: 'you have no job alice-7' });
