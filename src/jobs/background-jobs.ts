@@ -6,7 +6,7 @@ import { readSliceAndClose } from '../fs/read-text.js';
 import type { Logger } from '../logger.js';
 import { isSameProcessAlive, processStartTime } from '../proc/process-identity.js';
 import type { ShellLauncher } from '../tools/tool.js';
-import { jobNumber, outputFile, readJobRecords, recordFile, writeJobRecord, type JobRecord } from './job-record.js';
+import { jobNumber, outputFile, outputTail, pruneFinishedJobs, readJobRecords, writeJobRecord, type JobRecord } from './job-record.js';
 
 export interface JobLimits {
   /** A job still running after this long is killed (its group) and reported timed out. */
@@ -106,7 +106,7 @@ export class BackgroundJobs {
         `${this.live.size} background jobs are running already (the most is ${limits.maxRunning}): wait for one, or end one with job_kill`,
       );
     ensurePrivateDir(dir);
-    this.prune();
+    pruneFinishedJobs(dir, limits.keep);
     const id = `${name}-${this.nextNumber++}`;
     const limit = Math.min(timeoutMs ?? limits.timeoutMs, limits.timeoutMs);
     const fd = fs.openSync(outputFile(dir, id), 'a', 0o600);
@@ -213,7 +213,7 @@ export class BackgroundJobs {
     if (this.unnotified.size === 0) return [];
     return readJobRecords(this.deps.dir)
       .records.filter((r) => this.unnotified.has(r.id) && r.state !== 'running' && !r.notified)
-      .map((record) => ({ record, tail: this.tail(record.id) }));
+      .map((record) => ({ record, tail: outputTail(this.deps.dir, record.id, NOTICE_TAIL_BYTES) }));
   }
 
   /** The conversation holds these notices (saved): they are not told again. */
@@ -268,27 +268,6 @@ export class BackgroundJobs {
     }
     this.deps.logger.info({ jobId: job.record.id, state, exitCode: code, signal }, 'background job ended');
     this.deps.onEnded();
-  }
-
-  private tail(id: string): string {
-    let fd: number;
-    try {
-      fd = fs.openSync(outputFile(this.deps.dir, id), 'r');
-    } catch {
-      return '';
-    }
-    const size = fs.fstatSync(fd).size;
-    const { text } = readSliceAndClose(fd, Math.max(0, size - NOTICE_TAIL_BYTES), NOTICE_TAIL_BYTES);
-    return size > NOTICE_TAIL_BYTES ? `…${text}` : text;
-  }
-
-  /** Keeps the newest `keep` finished jobs; older records and outputs are removed. */
-  private prune(): void {
-    const finished = readJobRecords(this.deps.dir).records.filter((r) => r.state !== 'running' && r.notified);
-    for (const record of finished.slice(0, Math.max(0, finished.length - this.deps.limits.keep))) {
-      fs.rmSync(recordFile(this.deps.dir, record.id), { force: true });
-      fs.rmSync(outputFile(this.deps.dir, record.id), { force: true });
-    }
   }
 }
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
-import { readTextIfExists } from '../fs/read-text.js';
+import { readSliceAndClose, readTextIfExists } from '../fs/read-text.js';
 import { isSameProcessAlive } from '../proc/process-identity.js';
 
 export const JOB_STATES = ['running', 'exited', 'killed', 'timed-out', 'lost'] as const;
@@ -101,4 +101,26 @@ export function effectiveState(record: JobRecord): JobState {
   if (record.state !== 'running') return record.state;
   if (record.pid === null) return 'lost';
   return isSameProcessAlive({ pid: record.pid, start: record.pidStart }) ? 'running' : 'lost';
+}
+
+/** The last `max` bytes of a job's output ('…' first when there was more); empty when it has none. */
+export function outputTail(dir: string, id: string, max: number): string {
+  let fd: number;
+  try {
+    fd = fs.openSync(outputFile(dir, id), 'r');
+  } catch {
+    return '';
+  }
+  const size = fs.fstatSync(fd).size;
+  const { text } = readSliceAndClose(fd, Math.max(0, size - max), max);
+  return size > max ? `…${text}` : text;
+}
+
+/** Keeps the newest `keep` finished jobs whose end was told; older records and outputs are removed. */
+export function pruneFinishedJobs(dir: string, keep: number): void {
+  const finished = readJobRecords(dir).records.filter((r) => r.state !== 'running' && r.notified);
+  for (const record of finished.slice(0, Math.max(0, finished.length - keep))) {
+    fs.rmSync(recordFile(dir, record.id), { force: true });
+    fs.rmSync(outputFile(dir, record.id), { force: true });
+  }
 }

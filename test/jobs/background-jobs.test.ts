@@ -123,6 +123,28 @@ describe('background jobs (real processes)', () => {
     jobs.stopAll('test over');
   });
 
+  it('keeps the newest finished jobs whose end was told, and removes older records with their output', async () => {
+    const { jobs, workspace, paths } = setup({ keep: 1 });
+    for (const n of [1, 2]) {
+      jobs.start(`echo run ${n}`, workspace);
+      await finished(jobs, `alice-${n}`);
+    }
+    jobs.markNotified(['alice-1', 'alice-2']);
+    jobs.start('echo run 3', workspace);
+    await finished(jobs, 'alice-3');
+    const left = fs.readdirSync(paths.jobDir('alice')).sort();
+    expect(left).toEqual(['alice-2.json', 'alice-2.log', 'alice-3.json', 'alice-3.log']);
+    // Not yet told: never removed, whatever the limit.
+    jobs.start('echo run 4', workspace);
+    await finished(jobs, 'alice-4');
+    expect(
+      fs
+        .readdirSync(paths.jobDir('alice'))
+        .filter((f) => f.endsWith('.json'))
+        .sort(),
+    ).toEqual(['alice-2.json', 'alice-3.json', 'alice-4.json']);
+  });
+
   it('the tools: bash with run_in_background, job_output and job_kill, and their errors', async () => {
     const { jobs, workspace, paths } = setup();
     const ctx = { name: 'alice', workspace, stateDir: paths.root, signal: new AbortController().signal, jobs } as unknown as ToolContext;
