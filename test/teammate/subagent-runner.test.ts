@@ -1,27 +1,11 @@
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SubagentRunner } from '../../src/teammate/subagent.js';
 import type { Usage } from '../../src/model/model-client.js';
 import type { ToolContext } from '../../src/tools/tool.js';
-import { openBoard } from '../helpers/board.js';
 import { FakeModel, reply, text, use, usage } from '../helpers/fake-model.js';
-import { makeTempDir } from '../helpers/temp-dir.js';
+import { toolContext } from '../helpers/tool-context.js';
 
-function parent(): ToolContext {
-  const workspace = makeTempDir('teamd-ws-');
-  const { board } = openBoard(path.join(workspace, '.team'));
-  return {
-    name: 'alice',
-    workspace,
-    stateDir: path.join(workspace, '.team'),
-    board,
-    mailbox: {} as ToolContext['mailbox'],
-    shell: { launch: () => ({ file: 'true', args: [], env: {}, confined: false }) },
-    signal: new AbortController().signal,
-    claims: new Map(),
-    control: { submitPlan: () => 'x' },
-  };
-}
+const parent = (): ToolContext => toolContext();
 
 describe('SubagentRunner (a scripted model)', () => {
   it("counts every call of the helper in the teammate's usage, and sends none of the teammate's conversation", async () => {

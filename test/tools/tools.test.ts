@@ -2,38 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import type { ToolContext } from '../../src/tools/tool.js';
 import { startFixture, waitForLine } from '../helpers/processes.js';
 import { globToRegExp } from '../../src/tools/search-tools.js';
-import { detectSandbox } from '../../src/sandbox/sandbox.js';
-import { createShellLauncher } from '../../src/sandbox/shell-launcher.js';
 import { isAlive } from '../../src/proc/process-identity.js';
 import { openBoard } from '../helpers/board.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-
-function context(overrides: Partial<ToolContext> = {}): ToolContext {
-  const workspace = makeTempDir('teamd-ws-');
-  const { board } = openBoard(path.join(workspace, '.team'));
-  return {
-    name: 'alice',
-    workspace,
-    stateDir: path.join(workspace, '.team'),
-    shell: createShellLauncher({
-      kind: detectSandbox(),
-      mode: 'required',
-      layout: { workspace, hidden: [path.join(workspace, '.team')] },
-      baseEnv: process.env,
-      secretNames: [],
-      marker: { name: 'TEAMD_SPAWNED_BY', value: 'test' },
-    }),
-    board,
-    mailbox: {} as ToolContext['mailbox'],
-    signal: new AbortController().signal,
-    claims: new Map(),
-    control: { submitPlan: () => 'req-1' },
-    ...overrides,
-  };
-}
+import { detectSandbox } from '../../src/sandbox/sandbox.js';
+import { createShellLauncher } from '../../src/sandbox/shell-launcher.js';
+import { toolContext as context } from '../helpers/tool-context.js';
 
 describe('tools', () => {
   it('confine paths to the workspace: no ../, no absolute paths outside, no symlinks, no state folder whatever its name', async () => {
