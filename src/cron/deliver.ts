@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import { LEAD, type Member } from '../roster/roster.js';
 import type { CronJob } from './cron-job.js';
 import type { Firing } from './scheduler.js';
+import { firstLine } from '../text.js';
 
 export interface DeliverDeps {
   readonly mailbox: Mailbox;
@@ -33,7 +34,7 @@ export function scheduledDelivery(deps: DeliverDeps): (firing: Firing) => Promis
       const count = `${firing.count}${firing.more ? '+' : ''} run${firing.count === 1 && !firing.more ? '' : 's'}`;
       tellLead(
         job,
-        `${describeCronJob(job)} missed ${count} since ${firing.since.toISOString()} while the daemon was not running; not replayed (a job with catchUp runs once on return). Its message: ${firstLine(job.message)}`,
+        `${describeCronJob(job)} missed ${count} since ${firing.since.toISOString()} while the daemon was not running; not replayed (a job with catchUp runs once on return). Its message: ${firstLine(job.message, 120)}`,
       );
       deps.logger.warn({ cronId: job.id, missed: firing.count, since: firing.since }, 'scheduled runs were missed while the daemon was down');
       return;
@@ -47,7 +48,7 @@ export function scheduledDelivery(deps: DeliverDeps): (firing: Firing) => Promis
     }
     const recipients = role === undefined ? [job.to] : deps.members().flatMap((m) => (m.role === role ? [m.name] : []));
     if (recipients.length === 0) {
-      tellLead(job, `${describeCronJob(job)} came due, but no teammate has the role ${role}: nobody got it. Its message: ${firstLine(job.message)}`);
+      tellLead(job, `${describeCronJob(job)} came due, but no teammate has the role ${role}: nobody got it. Its message: ${firstLine(job.message, 120)}`);
       return;
     }
     for (const to of recipients) {
@@ -61,12 +62,7 @@ export function scheduledDelivery(deps: DeliverDeps): (firing: Firing) => Promis
   };
 }
 
-function firstLine(text: string): string {
-  const line = text.split('\n').find((candidate) => candidate.trim() !== '') ?? '';
-  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
-}
-
 function subjectOf(message: string): string {
-  const line = firstLine(message).trim();
+  const line = firstLine(message, 120).trim();
   return line.length > MAX_SUBJECT_CHARS ? `${line.slice(0, MAX_SUBJECT_CHARS - 1)}…` : line || 'scheduled task';
 }

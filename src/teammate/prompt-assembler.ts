@@ -1,10 +1,12 @@
 import { systemPrompt, type Identity } from '../agent/system-prompt.js';
+import type { MemoryScope } from '../memory/memory-store.js';
 import { skillsCatalog, type Skill } from '../skills/skills.js';
 
-export interface PromptSources {
-  readonly identity: Identity;
+/** Skills and long-term memory: in the system prompt of every call, and behind load_skill and remember. */
+export interface Knowledge {
   /** The skills its role may use, read afresh. */
-  readonly skills: () => readonly Skill[];
+  readonly skills: { list(): readonly Skill[] };
+  readonly memory: { remember(scope: MemoryScope, text: string): Promise<string> };
   /** The team's memory file and its own, each bounded. */
   readonly teamMemory: () => string;
   readonly ownMemory: () => string;
@@ -16,10 +18,11 @@ export interface PromptSources {
  * (changes when someone adds a skill), then memory (changes whenever someone remembers). The part
  * that changes least comes first, so the cached prefix of the prompt survives a new memory line.
  */
-export function assembleSystemPrompt(sources: PromptSources): string {
-  const parts = [systemPrompt(sources.identity), skillsCatalog(sources.skills())];
-  const team = sources.teamMemory();
-  const own = sources.ownMemory();
+export function assembleSystemPrompt(identity: Identity, knowledge?: Knowledge): string {
+  if (!knowledge) return systemPrompt(identity);
+  const parts = [systemPrompt(identity), skillsCatalog(knowledge.skills.list())];
+  const team = knowledge.teamMemory();
+  const own = knowledge.ownMemory();
   if (team || own)
     parts.push(
       [

@@ -2,7 +2,7 @@ import { Compactor } from '../agent/compactor.js';
 import { appendUser, estimateTokens, foldSuperseded } from '../agent/conversation.js';
 import { currentTaskDirective, releasedDirective, remindDirective, resumeDirective, taskDirective, worktreeDirective } from '../agent/directives.js';
 import { runAgent, type AgentEvent } from '../agent/loop.js';
-import { identityDirective, systemPrompt, type Identity } from '../agent/system-prompt.js';
+import { identityDirective, type Identity } from '../agent/system-prompt.js';
 import type { Board } from '../board/board.js';
 import type { Task } from '../board/task.js';
 import type { InboxConsumer } from '../inbox/consumer.js';
@@ -33,7 +33,7 @@ import { TaskInHand } from './task-in-hand.js';
 import { statePaths } from '../paths.js';
 import type { BackgroundJobs } from '../jobs/background-jobs.js';
 import { JobIntake } from './job-intake.js';
-import { assembleSystemPrompt } from './prompt-assembler.js';
+import { assembleSystemPrompt, type Knowledge } from './prompt-assembler.js';
 import { SubagentRunner } from './subagent.js';
 import type { Usage } from '../model/model-client.js';
 import type { TodoItem } from '../agent/todos.js';
@@ -52,12 +52,7 @@ export interface TeammateDeps {
   /** Its background commands: their ends are told to the conversation, and while one runs the teammate does not go to sleep. */
   readonly jobs: BackgroundJobs;
   /** Skills and long-term memory: in the system prompt of every call, and behind load_skill and remember. */
-  readonly knowledge?: {
-    readonly skills: NonNullable<ToolContext['skills']>;
-    readonly memory: NonNullable<ToolContext['memory']>;
-    readonly teamMemory: () => string;
-    readonly ownMemory: () => string;
-  };
+  readonly knowledge?: Knowledge;
   /** Publishes the teammate's plan (todo_write) for teamd status. */
   readonly todos?: (items: readonly TodoItem[]) => void;
   /** The team's schedule, for schedule_cron, list_crons and cancel_cron. */
@@ -168,7 +163,7 @@ export class TeammateRuntime {
       overBudget: () => this.budget.check(this.deps.session.messages).over,
       shouldStop: () => this.stopper.signal.aborted,
     });
-    this.system = this.assemble();
+    this.system = assembleSystemPrompt(deps.identity, deps.knowledge);
     this.outcomes = new TaskOutcomes({ name: deps.identity.name, board: deps.board, mailbox: deps.mailbox, logger: deps.logger, claims: this.hand.claims });
     this.compactor = new Compactor({
       model: deps.model,
@@ -362,7 +357,7 @@ export class TeammateRuntime {
       tools: this.tools,
       ctx: this.toolContext(),
       compactor: this.compactor,
-      system: () => (this.system = this.assemble()),
+      system: () => (this.system = assembleSystemPrompt(this.deps.identity, this.deps.knowledge)),
       maxTokens: this.deps.maxTokens,
       ...(this.deps.maxTokensCap ? { maxTokensCap: this.deps.maxTokensCap } : {}),
       shouldStop: () => this.stopper.signal.aborted || this.shutdownRequest !== null,
@@ -433,12 +428,6 @@ export class TeammateRuntime {
         this.todos.written(effect.items);
         return;
     }
-  }
-
-  private assemble(): string {
-    const { identity, knowledge } = this.deps;
-    if (!knowledge) return systemPrompt(identity);
-    return assembleSystemPrompt({ identity, skills: () => knowledge.skills.list(), teamMemory: knowledge.teamMemory, ownMemory: knowledge.ownMemory });
   }
 
   private holdsTask(): boolean {

@@ -8,6 +8,7 @@ import { openContext } from '../context.js';
 import { formatColumns, printJson, type Io } from '../output.js';
 import { parseDuration } from '../parsers.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
+import { firstLine } from '../../text.js';
 
 interface AddOptions extends CommonOptions {
   to?: string;
@@ -100,12 +101,7 @@ function formatJobs(jobs: readonly (CronJob & { nextAt: string | null })[]): str
     job.to + (job.task ? ' (task)' : ''),
     job.nextAt ? localTime(new Date(job.nextAt), job.tz) : '-',
     job.lastFiredFor ? localTime(new Date(job.lastFiredFor), job.tz) : '-',
-    firstLine(job.message),
+    firstLine(job.message, 60),
   ]);
   return formatColumns(['ID', 'WHEN', 'TO', 'NEXT', 'LAST', 'MESSAGE'], rows);
-}
-
-function firstLine(text: string): string {
-  const line = text.split('\n')[0] ?? '';
-  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }

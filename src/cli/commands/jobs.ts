@@ -7,6 +7,7 @@ import { formatColumns, printJson, type Io } from '../output.js';
 import { parseTeammateName } from '../parsers.js';
 import { age } from './plans.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
+import { firstLine } from '../../text.js';
 
 /** Finished jobs shown per teammate without --all. */
 const RECENT = 10;
@@ -54,7 +55,7 @@ function formatJobs(jobs: readonly JobView[], now: number): string {
     outcome(job),
     age(now - Date.parse(job.startedAt)),
     job.endedAt ? `${((Date.parse(job.endedAt) - Date.parse(job.startedAt)) / 1000).toFixed(1)}s` : '-',
-    firstLine(job.command),
+    firstLine(job.command, 80),
   ]);
   return formatColumns(['ID', 'STATE', 'EXIT', 'STARTED', 'TOOK', 'COMMAND'], rows);
 }
@@ -63,9 +64,4 @@ function outcome(job: JobView): string {
   if (job.exitCode !== null) return String(job.exitCode);
   if (job.signal) return job.signal;
   return '-';
-}
-
-function firstLine(text: string): string {
-  const line = text.split('\n')[0] ?? '';
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }

@@ -8,6 +8,7 @@ import type { StatePaths } from '../../paths.js';
 import { settingsFiles } from '../../teammate/policy-wiring.js';
 import { addRuleToSettings } from '../../policy/settings-edit.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
+import { firstLine } from '../../text.js';
 
 /** Answers a teammate's plan or permission request named by its id or a unique prefix; a request already answered is refused. */
 function answerRequest(io: Io, idOrPrefix: string, approve: boolean, feedback: string, options: CommonOptions & { always?: boolean }): void {
@@ -72,14 +73,9 @@ function formatPlans(requests: readonly PlanRequest[], now: Date): string {
     request.taskId === null ? '-' : String(request.taskId),
     age(now.getTime() - Date.parse(request.at)),
     request.answer ? (request.answer.approve ? 'approved' : 'rejected') : 'waiting',
-    request.kind === 'permission' ? firstLine(`${request.tool ?? '?'}: ${describeInput(request.input)}`) : firstLine(request.plan),
+    request.kind === 'permission' ? firstLine(`${request.tool ?? '?'}: ${describeInput(request.input)}`, 80) : firstLine(request.plan, 80),
   ]);
   return formatColumns(['ID', 'KIND', 'TEAMMATE', 'TASK', 'AGE', 'ANSWER', 'WHAT'], rows);
-}
-
-function firstLine(text: string): string {
-  const line = text.split('\n').find((candidate) => candidate.trim() !== '') ?? '';
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
 /** 45s, 12m, 3h, 2d: how long a plan has waited. */

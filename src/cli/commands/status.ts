@@ -14,6 +14,7 @@ import { openContext } from '../context.js';
 import { formatDuration, formatMembers, memberView, type MemberView } from '../member-view.js';
 import { printJson, type Io } from '../output.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
+import { firstLine } from '../../text.js';
 
 /** Failed tasks listed one by one under "needs you"; past this, a count and the command that lists them. */
 const FAILED_SHOWN = 5;
@@ -41,7 +42,7 @@ export function statusCommand(io: Io): Command {
       const failed = listing.tasks.filter((task) => task.status === 'failed');
       for (const task of failed.slice(0, FAILED_SHOWN))
         needsYou.push(
-          `task ${task.id} failed${task.owner ? ` (${task.owner})` : ''}: ${firstLine(task.result ?? 'no reason given')} (teamd task show ${task.id})`,
+          `task ${task.id} failed${task.owner ? ` (${task.owner})` : ''}: ${firstLine(task.result ?? 'no reason given', 120)} (teamd task show ${task.id})`,
         );
       if (failed.length > FAILED_SHOWN) needsYou.push(`${failed.length - FAILED_SHOWN} more failed tasks: teamd task list --status failed`);
       const plans = readPlanRequests(paths).filter((request) => request.answer === null);
@@ -122,11 +123,6 @@ function readRoster(paths: StatePaths): { config: TeamConfig | null; error: Team
     if (!isTeamdError(error, 'CONFIG_CORRUPT')) throw error;
     return { config: null, error };
   }
-}
-
-function firstLine(text: string): string {
-  const line = text.split('\n').find((candidate) => candidate.trim() !== '') ?? '';
-  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
 }
 
 function teamTokens(members: readonly MemberView[]): { input: number; output: number; cacheRead: number; cacheWrite: number } {
