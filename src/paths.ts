@@ -37,6 +37,8 @@ export interface StatePaths {
   readonly sessionFile: (name: string) => string;
   /** A teammate's plan for its current task (todo_write), for teamd status. */
   readonly todoFile: (name: string) => string;
+  /** A teammate's MCP servers, their state and tools, for teamd mcp list. */
+  readonly mcpStateFile: (name: string) => string;
   /** A tool output too large for the conversation, kept whole for read_file. */
   readonly outputFile: (name: string, callId: string) => string;
   readonly logFile: (name: string) => string;
@@ -97,6 +99,7 @@ export function statePaths(stateDir: string): StatePaths {
     cursorFile: (name) => path.join(cursorsDir, `${name}.json`),
     sessionFile: (name) => path.join(sessionsDir, `${name}.jsonl`),
     todoFile: (name) => path.join(sessionsDir, `${name}.todos.json`),
+    mcpStateFile: (name) => path.join(sessionsDir, `${name}.mcp.json`),
     outputFile: (name, callId) => path.join(root, 'outputs', name, `${callId}.txt`),
     logFile: (name) => path.join(logsDir, `${name}.log`),
     jobsDir: path.join(root, 'jobs'),

@@ -50,6 +50,7 @@ const TEAM = new Set([
   'remember',
   'schedule_cron',
   'cancel_cron',
+  'connect_mcp',
 ]);
 
 /**

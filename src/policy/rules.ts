@@ -42,9 +42,13 @@ export function toolNames(tool: string): string[] {
 }
 
 const RULE = /^([A-Za-z_][A-Za-z0-9_-]*)(?:\((.*)\))?$/s;
+/** Claude Code's rule for every tool of one MCP server: `mcp__server`, or `mcp__server__*`. */
+const MCP_SERVER_WIDE = /^mcp__([A-Za-z0-9_-]+?)(?:__\*)?$/;
 
 /** Parses one rule; a malformed one is an error naming it (the settings are refused as a whole). */
 export function parseRule(text: string): Rule {
+  const server = MCP_SERVER_WIDE.exec(text.trim());
+  if (server && !server[1]!.includes('__')) return { text: text.trim(), tools: [`mcp__${server[1]}`], specifier: null };
   const match = RULE.exec(text.trim());
   if (!match) throw new Error(`${JSON.stringify(text)} is not a rule: write Tool or Tool(specifier), e.g. Bash(npm test:*) or Edit(src/**)`);
   const [, name, specifier] = match;
@@ -97,7 +101,7 @@ export type Coverage = 'all' | 'some' | 'none';
  * simple command, `some` when it covers at least one (enough for deny and ask), `none` otherwise.
  */
 export function ruleCovers(rule: Rule, call: CallView): Coverage {
-  if (!rule.tools.includes(call.tool)) return 'none';
+  if (!rule.tools.some((tool) => tool === call.tool || (tool.startsWith('mcp__') && call.tool.startsWith(`${tool}__`)))) return 'none';
   if (rule.specifier === null) return 'all';
   if (call.tool === 'bash') {
     const line = typeof call.input.command === 'string' ? call.input.command : '';

@@ -63,6 +63,10 @@ export const settingsFileSchema = z.looseObject({
       askTimeoutDecision: z.enum(['allow', 'deny']).optional(),
     })
     .optional(),
+  /** Claude Code's: the MCP servers teammates use (absent: every configured one); a role's file replaces the team's list. */
+  enabledMcpjsonServers: z.array(z.string().min(1).max(64)).max(1000).optional(),
+  /** Claude Code's: MCP servers never used; the team's and the role's lists add up. */
+  disabledMcpjsonServers: z.array(z.string().min(1).max(64)).max(1000).optional(),
   hooks: z
     .record(z.string(), z.array(hookGroupSchema))
     .superRefine((hooks, ctx) => {
@@ -90,6 +94,8 @@ export interface Settings {
   readonly hooks: Readonly<Partial<Record<HookEvent, readonly HookGroup[]>>>;
   readonly askTimeoutMs: number;
   readonly askTimeoutDecision: 'allow' | 'deny';
+  /** Which configured MCP servers the teammate uses: `enabled` null means all of them. */
+  readonly mcpServers: { readonly enabled: readonly string[] | null; readonly disabled: readonly string[] };
 }
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
@@ -103,6 +109,7 @@ export const DEFAULT_SETTINGS: Settings = {
   hooks: {},
   askTimeoutMs: DEFAULT_ASK_TIMEOUT_MS,
   askTimeoutDecision: 'deny',
+  mcpServers: { enabled: null, disabled: [] },
 };
 
 /**
@@ -160,6 +167,14 @@ export function combineSettings(team: SettingsFile | null, role: SettingsFile | 
     hooks,
     askTimeoutMs: seconds === undefined ? DEFAULT_ASK_TIMEOUT_MS : Math.round(seconds * 1000),
     askTimeoutDecision: last('askTimeoutDecision') ?? 'deny',
+    mcpServers: {
+      enabled:
+        files
+          .map((file) => file.enabledMcpjsonServers)
+          .filter((list) => list !== undefined)
+          .at(-1) ?? null,
+      disabled: files.flatMap((file) => file.disabledMcpjsonServers ?? []),
+    },
   };
 }
 

@@ -119,6 +119,10 @@ export const settingsSchema = z.looseObject({
     .min(1024)
     .max(1024 * 1024 * 1024)
     .default(10 * 1024 * 1024),
+  /** An MCP server that has not answered initialize (and listed its tools) after this long is left out, with the reason logged. */
+  mcpConnectTimeoutMs: z.number().int().positive().max(600_000).default(30_000),
+  /** An MCP tool call that has not answered after this long (progress notifications restart the clock) fails with a timeout. */
+  mcpToolTimeoutMs: z.number().int().positive().max(86_400_000).default(600_000),
   /** Environment variables commands never see, besides ANTHROPIC_*, CLAUDE_* and TEAMD_*. */
   secretEnv: z.array(z.string().min(1).max(256)).max(256).default([]),
 });

@@ -13,7 +13,7 @@ import type { ModelClient } from '../model/model-client.js';
 import { describeModelError } from '../model/model-errors.js';
 import { decideAfterUnit, MAX_REMINDERS, type AfterUnit, type UnitEnd } from './after-unit.js';
 import { ALL_TOOLS, ToolRegistry } from '../tools/registry.js';
-import type { ShellLauncher, ToolContext, ToolEffect } from '../tools/tool.js';
+import type { ShellLauncher, ToolContext, ToolEffect, ToolResult, ToolSource } from '../tools/tool.js';
 import type { Doorbell } from '../watch/doorbell.js';
 import type { DaemonLink } from './daemon-link.js';
 import { waitForWork } from './idle-wait.js';
@@ -79,6 +79,15 @@ export interface TeammateDeps {
   readonly daemonCoversBoard?: () => boolean;
   /** Permission rules and hooks around every tool call (teammate/policy-wiring.ts); none: every call runs. */
   readonly makeGate?: MakeGate;
+  /** Its MCP servers' tools (teammate/mcp-wiring.ts); none configured: absent. */
+  readonly mcp?: TeammateMcp;
+}
+
+/** What the runtime needs of the teammate's MCP servers. */
+export interface TeammateMcp extends ToolSource {
+  /** Resolves once the servers started with the teammate are ready or failed: their tools are in its first request. */
+  settled(): Promise<void>;
+  connect(server: string): Promise<ToolResult>;
 }
 
 export type RuntimeEnd = 'shutdown' | 'asleep' | 'stopped' | 'errored' | 'budget';
@@ -151,7 +160,7 @@ export class TeammateRuntime {
     const policy =
       deps.makeGate?.({ taskId: () => this.currentTask?.id ?? null, root: () => this.hand.root, waiting: (on) => this.status.waiting(on) }) ?? null;
     this.hooks = new RuntimeHooks(policy?.events ?? null, deps.session, deps.logger);
-    this.tools = new ToolRegistry(ALL_TOOLS, () => this.plans.approved(this.currentTask), policy?.gate ?? null);
+    this.tools = new ToolRegistry(ALL_TOOLS, () => this.plans.approved(this.currentTask), policy?.gate ?? null, deps.mcp ?? null);
     this.subagents = new SubagentRunner({
       name: deps.identity.name,
       model: deps.model,
@@ -351,6 +360,7 @@ export class TeammateRuntime {
   private async runUnit(): Promise<UnitEnd> {
     this.busy = true;
     this.report('working');
+    await this.deps.mcp?.settled();
     let end: UnitEnd = { kind: 'turn_end', reason: 'end_turn' };
     const events = runAgent(this.deps.session.messages, {
       model: this.deps.model,
@@ -479,6 +489,7 @@ export class TeammateRuntime {
       jobs: this.deps.jobs,
       subagent: this.subagents,
       ...(this.deps.schedule ? { schedule: this.deps.schedule } : {}),
+      ...(this.deps.mcp ? { mcp: this.deps.mcp } : {}),
       ...(this.deps.knowledge ? { skills: this.deps.knowledge.skills, memory: this.deps.knowledge.memory } : {}),
       claims: this.hand.claims,
       control: {

@@ -27,6 +27,8 @@ import { parseWorkerArgs } from './worker-args.js';
 import { spentTokens } from './token-budget.js';
 import { servedModel } from '../model/model-catalog.js';
 import { policyGateMaker } from './policy-wiring.js';
+import { openMcpServers } from './mcp-wiring.js';
+import { commandEnv } from '../sandbox/command-env.js';
 
 export { OFFLINE_URL_ENV } from '../model/offline/env.js';
 import { OFFLINE_KEY_ENV, OFFLINE_URL_ENV } from '../model/offline/env.js';
@@ -124,6 +126,20 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
   });
   jobs.recover();
   const memory = new MemoryStore(paths, locker);
+  const marker = { name: SPAWNED_BY_ENV, value: spawnMarker(proc.pid, paths.root) };
+  const mcp = await openMcpServers({
+    name: args.name,
+    role: member.role,
+    workspace,
+    paths,
+    env: proc.env,
+    commandEnv: commandEnv(proc.env, config.settings.secretEnv, marker),
+    sandboxed: shell,
+    connectTimeoutMs: config.settings.mcpConnectTimeoutMs,
+    toolTimeoutMs: config.settings.mcpToolTimeoutMs,
+    logger,
+  });
+  if (mcp) commandsStarted++;
   const runtime = new TeammateRuntime({
     identity: { name: args.name, role: member.role, team: path.basename(workspace), workspace, prompt: member.prompt, planRequired: member.plan === true },
     stateDir: paths.root,
@@ -148,6 +164,7 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
       ownMemory: () => memory.forPrompt('me', args.name),
     },
     schedule: { store: new ScheduleStore(paths, locker), members: () => readConfig(paths.config).members },
+    ...(mcp ? { mcp } : {}),
     bell,
     link,
     model,
@@ -202,6 +219,8 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
   } finally {
     // Its jobs end with it (recorded lost, told at its next start); none outlives the teammate.
     jobs.stopAll('its teammate stopped while it ran');
+    // Its MCP servers end with it: stdin closed, then SIGTERM, then SIGKILL to each one's process group.
+    await mcp?.stopAll();
     await bell.close();
   }
 }

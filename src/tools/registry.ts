@@ -21,7 +21,7 @@ import { loadSkillTool, rememberTool } from './knowledge-tools.js';
 import { cancelCronTool, listCronsTool, scheduleCronTool } from './cron-tools.js';
 import { createWorktreeTool, keepWorktreeTool, removeWorktreeTool } from './worktree-tools.js';
 import { budgetResult } from './output-spill.js';
-import { toolError, type Tool, type ToolContext, type ToolResult } from './tool.js';
+import { toolError, type Tool, type ToolContext, type ToolResult, type ToolSource } from './tool.js';
 import type { ToolGate } from '../policy/tool-gate.js';
 
 export const ALL_TOOLS: readonly Tool[] = [
@@ -71,21 +71,38 @@ export class ToolRegistry {
     private readonly planApproved: () => boolean = () => true,
     /** Permission rules and hooks around every call (policy/tool-gate.ts); none: every call runs. */
     private readonly gate: ToolGate | null = null,
+    /** Tools that come and go (MCP servers'), after the fixed ones; a fixed tool's name always wins. */
+    private readonly source: ToolSource | null = null,
   ) {
     this.byName = new Map(tools.map((tool) => [tool.name, tool]));
   }
 
   /** Whether calls of this tool in one answer may run at the same time. */
   concurrent(name: string): boolean {
-    return this.byName.get(name)?.concurrent === true;
+    return this.find(name)?.concurrent === true;
   }
 
   apiTools(): ApiTool[] {
-    return [...this.byName.values()].map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      input_schema: z.toJSONSchema(tool.input) as ApiTool['input_schema'],
-    }));
+    this.fixed ??= [...this.byName.values()].map(apiTool);
+    if (!this.source) return this.fixed;
+    return [
+      ...this.fixed,
+      ...this.source
+        .listed()
+        .filter((tool) => !this.byName.has(tool.name))
+        .map(apiTool),
+    ];
+  }
+
+  /** The fixed tools as the API takes them: built once (each schema conversion costs). */
+  private fixed: ApiTool[] | undefined;
+
+  private find(name: string): Tool | undefined {
+    return this.byName.get(name) ?? this.source?.find(name);
+  }
+
+  private known(): string[] {
+    return [...this.byName.keys(), ...(this.source?.listed().map((tool) => tool.name) ?? [])];
   }
 
   /** Runs a tool call; `callId` names a large output kept aside (output-spill.ts). */
@@ -94,8 +111,8 @@ export class ToolRegistry {
   }
 
   private async runUnbudgeted(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolResult> {
-    const tool = this.byName.get(name);
-    if (!tool) return toolError(`unknown tool ${JSON.stringify(name)}; available: ${[...this.byName.keys()].join(', ')}`);
+    const tool = this.find(name);
+    if (!tool) return toolError(`unknown tool ${JSON.stringify(name)}; available: ${this.known().join(', ')}`);
     const parsed = tool.input.safeParse(rawInput);
     if (!parsed.success) {
       return toolError(`invalid input for ${name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`);
@@ -133,4 +150,12 @@ export class ToolRegistry {
       return result;
     }
   }
+}
+
+function apiTool(tool: Tool): ApiTool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    input_schema: (tool.inputSchema ?? z.toJSONSchema(tool.input)) as ApiTool['input_schema'],
+  };
 }

@@ -45,6 +45,8 @@ export interface ToolContext {
   readonly subagent?: {
     run(request: { description: string; prompt: string; tools?: readonly string[] | undefined }, parent: ToolContext): Promise<ToolResult>;
   };
+  /** The teammate's MCP servers (connect_mcp); absent where none is configured. */
+  readonly mcp?: { connect(server: string): Promise<ToolResult> };
   /** Aborted on shutdown: long-running tools (bash) stop. */
   readonly signal: AbortSignal;
   /** The claim held on each task this teammate took in this conversation: the fencing token for its writes. */
@@ -69,11 +71,21 @@ export interface Tool<I = unknown> {
   readonly name: string;
   readonly description: string;
   readonly input: z.ZodType<I>;
+  /** The JSON schema offered to the model, when it is not derived from `input` (an MCP server's own). */
+  readonly inputSchema?: { readonly type: 'object'; readonly [key: string]: unknown };
   /** Changes the workspace or the board: refused until a required plan is approved. */
   readonly needsApprovedPlan: boolean;
   /** Calls of it in one answer run at the same time (helpers); other tools run one after another. */
   readonly concurrent?: boolean;
   run(input: I, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** Tools that come and go while a teammate runs (its MCP servers'): asked afresh for each model call. */
+export interface ToolSource {
+  /** The tools to offer the model now. */
+  listed(): readonly Tool[];
+  /** A tool it knows by name, offered now or not (one whose server is down answers why). */
+  find(name: string): Tool | undefined;
 }
 
 export function defineTool<I>(tool: Tool<I>): Tool<unknown> {

@@ -1,0 +1,53 @@
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { TeamdError } from '../errors.js';
+import type { ShellLauncher } from '../tools/tool.js';
+import { expandServer, type ServerConfig } from './mcp-config.js';
+import { ServerProcess } from './server-process.js';
+
+export interface LaunchDeps {
+  readonly workspace: string;
+  /** The teammate's own environment: what `${VAR}` expands from in the team's mcp.json. */
+  readonly env: NodeJS.ProcessEnv;
+  /** A command's environment (no secrets, with the leftover marker): the base of every server's environment. */
+  readonly commandEnv: NodeJS.ProcessEnv;
+  /** The commands' launcher: servers from the workspace's .mcp.json run in the sandbox, like any command. */
+  readonly sandboxed: ShellLauncher;
+  /** Each line a stdio server writes to stderr. */
+  readonly onStderr: (server: string, line: string) => void;
+}
+
+/**
+ * A fresh transport for a server. The team's servers (`.team/mcp.json`, which only the person
+ * can change) run as configured, with `${VAR}` from the teammate's environment. The workspace's
+ * (`.mcp.json`, which a teammate's commands could rewrite) run inside the sandbox, and expand
+ * only variables a command could see: a server written by a teammate gains nothing bash lacks.
+ */
+export function openServer(server: ServerConfig, deps: LaunchDeps): { transport: Transport; process: ServerProcess | null } {
+  const trusted = server.source === 'team';
+  const spec = expandServer(server, trusted ? deps.env : deps.commandEnv);
+  if (spec.type === 'http') {
+    let url: URL;
+    try {
+      url = new URL(spec.url);
+    } catch {
+      throw new TeamdError('INVALID_INPUT', `the server ${server.name} in ${server.file} has an invalid url ${JSON.stringify(spec.url)}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new TeamdError('INVALID_INPUT', `the server ${server.name} in ${server.file}: the url must be http or https`);
+    return { transport: new StreamableHTTPClientTransport(url, { requestInit: { headers: spec.headers } }), process: null };
+  }
+  const onStderr = (line: string) => deps.onStderr(server.name, line);
+  if (trusted) {
+    const launch = { file: spec.command, args: spec.args, cwd: deps.workspace, env: { ...deps.commandEnv, ...spec.env } };
+    const process = new ServerProcess(launch, onStderr);
+    return { transport: process, process };
+  }
+  const wrapped = deps.sandboxed.launch(['exec', spec.command, ...spec.args].map((word, i) => (i === 0 ? word : shellQuote(word))).join(' '));
+  const process = new ServerProcess({ file: wrapped.file, args: wrapped.args, cwd: deps.workspace, env: { ...wrapped.env, ...spec.env } }, onStderr);
+  return { transport: process, process };
+}
+
+function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
