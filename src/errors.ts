@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'NOTHING_READY'
   | 'CONCURRENT_WRITE'
   | 'LOCK_TIMEOUT'
+  | 'MCP_FAILED'
   | 'IO';
 
 export class TeamdError extends Error {

@@ -34,6 +34,7 @@ export function exitCodeFor(code: ErrorCode): number {
     case 'CONFIG_CORRUPT':
     case 'LOCK_TIMEOUT':
     case 'IO':
+    case 'MCP_FAILED':
     case 'DAEMON_NOT_RUNNING':
     case 'DAEMON_START_FAILED':
     case 'PROTOCOL':

@@ -51,6 +51,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
   logs: async () => (await import('./commands/logs.js')).logsCommand,
   jobs: async () => (await import('./commands/jobs.js')).jobsCommand,
   cron: async () => (await import('./commands/cron.js')).cronCommand,
+  mcp: async () => (await import('./commands/mcp.js')).mcpCommand,
   memory: async () => (await import('./commands/knowledge.js')).memoryCommand,
   skills: async () => (await import('./commands/knowledge.js')).skillsCommand,
   service: async () => (await import('./commands/service.js')).serviceCommand,

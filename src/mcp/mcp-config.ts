@@ -87,7 +87,7 @@ export function readMcpFile(file: string, source: ServerSource): ServerConfig[] 
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const where = issue.path.map(String).join('.');
-    throw new TeamdError('INVALID_INPUT', `${file}: ${where ? `mcpServers.${where}: ` : ''}${issue.message}`);
+    throw new TeamdError('INVALID_INPUT', `${file}: ${where ? `${where}: ` : ''}${issue.message}`);
   }
   return Object.entries(parsed.data.mcpServers).map(([name, rawServer]) => {
     const type = (rawServer as { type?: unknown }).type;

@@ -1,0 +1,53 @@
+import type { Logger } from '../logger.js';
+import type { ServerConfig } from './mcp-config.js';
+import { McpConnection } from './mcp-connection.js';
+import { apiToolName } from './mcp-tool.js';
+import { openServer, type LaunchDeps } from './server-launch.js';
+
+export interface CheckReport {
+  readonly name: string;
+  readonly source: ServerConfig['source'];
+  readonly file: string;
+  readonly type: 'stdio' | 'http';
+  readonly ok: boolean;
+  readonly ms: number;
+  /** The names the model sees, and the server's own. */
+  readonly tools: readonly { readonly name: string; readonly serverName: string; readonly description: string }[];
+  readonly problem: string | null;
+}
+
+/**
+ * Starts each server once, as a teammate would (same launch, same sandbox for the workspace's
+ * servers), lists its tools, and stops it: what it offers, or why it failed. All at once, each
+ * bounded by the connect timeout.
+ */
+export async function checkServers(servers: readonly ServerConfig[], deps: { launch: LaunchDeps; connectTimeoutMs: number; logger: Logger }): Promise<CheckReport[]> {
+  return Promise.all(
+    servers.map(async (server) => {
+      const started = performance.now();
+      const connection = new McpConnection({
+        server,
+        open: () => openServer(server, deps.launch),
+        connectTimeoutMs: deps.connectTimeoutMs,
+        restart: { baseMs: 1, maxMs: 1, maxAttempts: 0 },
+        onChange: () => {},
+        logger: deps.logger,
+        version: '0.1.0',
+      });
+      await connection.connect();
+      const ms = Math.round(performance.now() - started);
+      const report: CheckReport = {
+        name: server.name,
+        source: server.source,
+        file: server.file,
+        type: server.spec.type,
+        ok: connection.state === 'ready',
+        ms,
+        tools: connection.tools.map((tool) => ({ name: apiToolName(server.name, tool.name), serverName: tool.name, description: tool.description })),
+        problem: connection.state === 'ready' ? null : connection.problem,
+      };
+      await connection.stop();
+      return report;
+    }),
+  );
+}
