@@ -70,6 +70,7 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
     let response: ModelResponse;
     const system = typeof deps.system === 'string' ? deps.system : deps.system();
     try {
+      await deps.tools.settled();
       const compaction = await deps.compactor.compact(messages, system, deps.tools.apiTools(), windowFull);
       windowFull = false;
       for (const usage of compaction.usage) yield { type: 'usage', usage };

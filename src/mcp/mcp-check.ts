@@ -21,7 +21,10 @@ export interface CheckReport {
  * servers), lists its tools, and stops it: what it offers, or why it failed. All at once, each
  * bounded by the connect timeout.
  */
-export async function checkServers(servers: readonly ServerConfig[], deps: { launch: LaunchDeps; connectTimeoutMs: number; logger: Logger }): Promise<CheckReport[]> {
+export async function checkServers(
+  servers: readonly ServerConfig[],
+  deps: { launch: LaunchDeps; connectTimeoutMs: number; logger: Logger },
+): Promise<CheckReport[]> {
   return Promise.all(
     servers.map(async (server) => {
       const started = performance.now();

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../logger.js';
 import type { ServerConfig } from './mcp-config.js';
 import type { ServerProcess } from './server-process.js';
@@ -56,6 +56,7 @@ export class McpConnection {
   private attempts = 0;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  private refreshing: Promise<void> | null = null;
 
   constructor(private readonly deps: ConnectionDeps) {}
 
@@ -69,6 +70,11 @@ export class McpConnection {
 
   get pid(): number | null {
     return this.process?.pid ?? null;
+  }
+
+  /** A refresh of the tool list under way (after tools/list_changed), or nothing: the next model call waits for it. */
+  pending(): Promise<void> {
+    return this.refreshing ?? Promise.resolve();
   }
 
   /** Connects unless connected or connecting; resolves when it is ready or has failed (never rejects). */
@@ -159,23 +165,23 @@ export class McpConnection {
   private async connectOnce(): Promise<void> {
     const { transport, process } = this.deps.open();
     this.process = process;
-    const client = new Client(
-      { name: 'teamd', version: this.deps.version },
-      {
-        capabilities: {},
-        listChanged: {
-          tools: {
-            onChanged: (error, tools) => {
-              if (this.client !== client) return;
-              if (error || !tools) return this.deps.logger.warn({ mcp: this.name, err: error }, 'MCP server tool list could not be refreshed');
-              this.tools = tools.map(serverTool);
-              this.deps.logger.info({ mcp: this.name, tools: this.tools.length }, 'MCP server tool list changed');
-              this.deps.onChange();
-            },
-          },
-        },
-      },
-    );
+    const client = new Client({ name: 'teamd', version: this.deps.version }, { capabilities: {} });
+    // tools/list_changed: the list is fetched again, and the next model call waits for it (pending()).
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (this.client !== client) return;
+      const refresh = this.listTools(client)
+        .then((tools) => {
+          if (this.client !== client) return;
+          this.tools = tools;
+          this.deps.logger.info({ mcp: this.name, tools: tools.length }, 'MCP server tool list changed');
+          this.deps.onChange();
+        })
+        .catch((error: unknown) => this.deps.logger.warn({ mcp: this.name, err: error }, 'MCP server tool list could not be refreshed'))
+        .finally(() => {
+          if (this.refreshing === refresh) this.refreshing = null;
+        });
+      this.refreshing = refresh;
+    });
     this.client = client;
     client.onclose = () => {
       if (this.client === client) this.lost(process?.describeExit() ?? 'the connection closed');
@@ -187,6 +193,10 @@ export class McpConnection {
       if (process && !process.pid) throw error;
       throw new Error(`${describe(error)}${process ? ` (the server ${process.describeExit()})` : ''}`, { cause: error });
     }
+    this.tools = await this.listTools(client);
+  }
+
+  private async listTools(client: Client): Promise<ServerTool[]> {
     const tools: ServerTool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
@@ -195,7 +205,7 @@ export class McpConnection {
       cursor = listed.nextCursor;
       if (!cursor) break;
     }
-    this.tools = tools;
+    return tools;
   }
 
   /** It died or its connection broke: restarted after a backoff, its tools unavailable meanwhile. */

@@ -74,9 +74,13 @@ export class McpServers implements ToolSource {
     this.starting = Promise.all(this.connections.map((connection) => connection.connect())).then(() => {});
   }
 
-  /** Resolves once the servers started at start-up are ready or failed (each bounded by the connect timeout). */
-  settled(): Promise<void> {
-    return this.starting;
+  /**
+   * Resolves once the servers started at start-up are ready or failed, and every tool list
+   * refresh under way is done (each bounded by the connect timeout): the next model call sees them.
+   */
+  async settled(): Promise<void> {
+    await this.starting;
+    await Promise.all(this.connections.map((connection) => connection.pending()));
   }
 
   listed(): readonly Tool[] {

@@ -85,8 +85,6 @@ export interface TeammateDeps {
 
 /** What the runtime needs of the teammate's MCP servers. */
 export interface TeammateMcp extends ToolSource {
-  /** Resolves once the servers started with the teammate are ready or failed: their tools are in its first request. */
-  settled(): Promise<void>;
   connect(server: string): Promise<ToolResult>;
 }
 
@@ -360,7 +358,6 @@ export class TeammateRuntime {
   private async runUnit(): Promise<UnitEnd> {
     this.busy = true;
     this.report('working');
-    await this.deps.mcp?.settled();
     let end: UnitEnd = { kind: 'turn_end', reason: 'end_turn' };
     const events = runAgent(this.deps.session.messages, {
       model: this.deps.model,

@@ -82,6 +82,11 @@ export class ToolRegistry {
     return this.find(name)?.concurrent === true;
   }
 
+  /** Waits for the tool source's changes under way, so the next request offers what is there now. */
+  async settled(): Promise<void> {
+    await this.source?.settled();
+  }
+
   apiTools(): ApiTool[] {
     this.fixed ??= [...this.byName.values()].map(apiTool);
     if (!this.source) return this.fixed;

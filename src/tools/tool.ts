@@ -86,6 +86,8 @@ export interface ToolSource {
   listed(): readonly Tool[];
   /** A tool it knows by name, offered now or not (one whose server is down answers why). */
   find(name: string): Tool | undefined;
+  /** Resolves when changes under way (servers starting, tool lists being fetched again) are done: awaited before each model call. */
+  settled(): Promise<void>;
 }
 
 export function defineTool<I>(tool: Tool<I>): Tool<unknown> {

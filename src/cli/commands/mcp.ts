@@ -61,7 +61,10 @@ function listCommand(io: Io): Command {
           }),
       }));
       if (options.json) return printJson(io, { servers });
-      if (servers.length === 0) return io.out(`no MCP servers configured (add them to ${path.relative(io.cwd, path.dirname(paths.root)) || '.'}/.mcp.json or ${paths.root}/mcp.json)\n`);
+      if (servers.length === 0)
+        return io.out(
+          `no MCP servers configured (add them to ${path.relative(io.cwd, path.dirname(paths.root)) || '.'}/.mcp.json or ${paths.root}/mcp.json)\n`,
+        );
       io.out(
         formatColumns(
           ['SERVER', 'TYPE', 'FROM', 'RUNS'],
@@ -85,7 +88,10 @@ function checkCommand(io: Io): Command {
       const config = configOrThrow(paths);
       const unknown = names.filter((name) => !config.servers.some((s) => s.name === name));
       if (unknown.length > 0)
-        throw new TeamdError('INVALID_INPUT', `no MCP server named ${unknown.join(', ')}; configured: ${config.servers.map((s) => s.name).join(', ') || 'none'}`);
+        throw new TeamdError(
+          'INVALID_INPUT',
+          `no MCP server named ${unknown.join(', ')}; configured: ${config.servers.map((s) => s.name).join(', ') || 'none'}`,
+        );
       const chosen = names.length > 0 ? config.servers.filter((s) => names.includes(s.name)) : config.servers;
       const settings = readConfig(paths.config).settings;
       const marker = { name: SPAWNED_BY_ENV, value: spawnMarker(process.pid, paths.root) };
@@ -118,7 +124,8 @@ function checkCommand(io: Io): Command {
               : `${r.name} (${r.type}, ${r.source}): FAILED after ${r.ms} ms: ${r.problem ?? 'unknown'}\n`,
           );
       const failed = reports.filter((r) => !r.ok);
-      if (failed.length > 0) throw new TeamdError('MCP_FAILED', `${failed.length} of ${reports.length} MCP servers failed: ${failed.map((r) => r.name).join(', ')}`);
+      if (failed.length > 0)
+        throw new TeamdError('MCP_FAILED', `${failed.length} of ${reports.length} MCP servers failed: ${failed.map((r) => r.name).join(', ')}`);
     });
 }
 

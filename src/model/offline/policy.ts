@@ -159,9 +159,6 @@ function runScriptedCalls(
   results: ReadonlyMap<string, { text: string; isError: boolean }>,
 ): OfflineTurn {
   if ('error' in scripted) return call('fail_task', { id, reason: `task ${id}: ${scripted.error}` });
-  const unknown = scripted.calls.find((c) => !request.tools.includes(c.name));
-  if (unknown)
-    return call('fail_task', { id, reason: `task ${id}: its teamd-calls block names an unknown tool "${unknown.name}" (known: ${request.tools.join(', ')})` });
   for (const [i, use] of done.slice(0, Math.max(0, scripted.calls.length - carried)).entries()) {
     const result = results.get(use.id)!;
     if (result.isError && scripted.calls[carried + i]!.allowError !== true)
@@ -169,6 +166,9 @@ function runScriptedCalls(
   }
   if (carried + done.length < scripted.calls.length) {
     const next = scripted.calls[carried + done.length]!;
+    // As a model can: only a tool the request offers now (an MCP server's tools come and go).
+    if (!request.tools.includes(next.name))
+      return call('fail_task', { id, reason: `task ${id}: its teamd-calls block names an unknown tool "${next.name}" (known: ${request.tools.join(', ')})` });
     return call(next.name, next.input);
   }
   const outputs = done.map((u) => `${u.name}: ${results.get(u.id)!.text}`).join('\n');

@@ -1,0 +1,173 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { statePaths } from '../../src/paths.js';
+import { isAlive } from '../../src/proc/process-identity.js';
+import { openBoard } from '../helpers/board.js';
+import { member, startDaemon } from '../helpers/daemon.js';
+import { FIXTURES, runTeamd } from '../helpers/processes.js';
+import { savedSessionText } from '../helpers/session.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { waitFor } from '../helpers/wait.js';
+
+const SERVER = path.join(FIXTURES, 'mcp-server.mjs');
+const calls = (value: unknown) => `\`\`\`teamd-calls\n${JSON.stringify(value)}\n\`\`\``;
+
+interface Seen {
+  teammate: string;
+  tools: string[];
+}
+
+interface Setup {
+  readonly teamServers?: Record<string, unknown>;
+  /** Written as the workspace's .mcp.json, as is. */
+  readonly workspaceFile?: string;
+  readonly settings?: Record<string, unknown>;
+  readonly roles?: Record<string, Record<string, unknown>>;
+  readonly config?: Record<string, unknown>;
+}
+
+async function team(tasks: { subject: string; description: string }[], setup: Setup) {
+  const ws = makeTempDir('teamd-ws-');
+  const dir = path.join(ws, '.team');
+  const { board } = openBoard(dir);
+  for (const task of tasks) await board.add(task);
+  if (setup.teamServers) fs.writeFileSync(path.join(dir, 'mcp.json'), JSON.stringify({ mcpServers: setup.teamServers }));
+  if (setup.workspaceFile !== undefined) fs.writeFileSync(path.join(ws, '.mcp.json'), setup.workspaceFile);
+  fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify(setup.settings ?? { permissions: { defaultMode: 'bypassPermissions' } }));
+  for (const [role, settings] of Object.entries(setup.roles ?? {})) {
+    fs.mkdirSync(path.join(dir, 'roles'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'roles', `${role}.json`), JSON.stringify(settings));
+  }
+  const record = path.join(ws, 'requests.jsonl');
+  const pids = path.join(ws, 'server-pids');
+  await startDaemon(dir, {
+    env: { TEAMD_OFFLINE_RECORD: record, FIXTURE_PIDS: pids, FIXTURE_TAG: 'tagged' },
+    ...(setup.config ? { settings: setup.config } : {}),
+  });
+  const paths = statePaths(dir);
+  return {
+    ws,
+    dir,
+    board,
+    paths,
+    serverPids: () => (fs.existsSync(pids) ? fs.readFileSync(pids, 'utf8').trim().split('\n').map(Number) : []),
+    seen: (): Seen[] =>
+      fs.existsSync(record)
+        ? fs
+            .readFileSync(record, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as Seen)
+        : [],
+    session: (name = 'alice') => savedSessionText(paths.sessionFile(name)),
+    log: (name = 'alice') => fs.readFileSync(paths.logFile(name), 'utf8'),
+  };
+}
+
+const fixture = (...args: string[]) => ({ command: process.execPath, args: [SERVER, ...args] });
+
+describe('MCP servers in a running team', () => {
+  it("a server's tools are in the teammate's first request, scripted calls get their results and errors, and no server outlives kill -9 or teamd stop", async () => {
+    const t = await team(
+      [
+        {
+          subject: 'use the server',
+          description: calls([
+            { name: 'mcp__fixture__echo', input: { text: 'hello' } },
+            { name: 'mcp__fixture__fail', input: {}, allowError: true },
+            { name: 'mcp__fixture__add_tool', input: {} },
+            { name: 'mcp__fixture__late', input: {} },
+          ]),
+        },
+      ],
+      { teamServers: { fixture: fixture('--child') }, roles: { reviewer: { enabledMcpjsonServers: [] } } },
+    );
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', t.dir])).code).toBe(0);
+    await waitFor(() => t.board.get(1).status === 'completed' || undefined, 'task 1 done');
+    const first = t.seen().find((s) => s.teammate === 'alice')!;
+    expect(first.tools).toEqual(expect.arrayContaining(['connect_mcp', 'mcp__fixture__echo', 'mcp__fixture__fail']));
+    expect(t.board.get(1).result).toContain('echo(stdio): hello');
+    const session = t.session();
+    expect(session).toContain('echo(stdio): hello');
+    expect(session).toMatch(/"content":"the fixture failed on purpose","is_error":true/);
+    // tools/list_changed: the tool added during the task was offered in the very next request, and ran.
+    expect(session).toContain('late tool ran');
+
+    // A reviewer's role file enables no server: its requests carry none of them.
+    expect((await runTeamd(['spawn', 'bob', 'reviewer', '--dir', t.dir])).code).toBe(0);
+    expect((await runTeamd(['send', 'bob', 'hello bob', '--dir', t.dir])).code).toBe(0);
+    const bob = await waitFor(() => t.seen().find((s) => s.teammate === 'bob'), "bob's request");
+    expect(bob.tools.filter((name) => name.includes('mcp'))).toEqual([]);
+
+    const listed = JSON.parse((await runTeamd(['mcp', 'list', '--json', '--dir', t.dir])).stdout) as {
+      servers: { name: string; source: string; teammates: { name: string; state: string; tools: string[] }[] }[];
+    };
+    expect(listed.servers).toHaveLength(1);
+    expect(listed.servers[0]!.teammates).toEqual([
+      expect.objectContaining({ name: 'alice', state: 'ready', tools: expect.arrayContaining(['mcp__fixture__late']) }),
+    ]);
+
+    // kill -9 of the teammate: the daemon ends what it left running, server and grandchild included.
+    const before = t.serverPids();
+    expect(before).toHaveLength(2);
+    process.kill(member(t.dir, 'alice')!.pid!, 'SIGKILL');
+    await waitFor(() => before.every((pid) => !isAlive(pid)), 'the first server and its child gone');
+    await waitFor(() => member(t.dir, 'alice')?.status === 'idle' && t.serverPids().length === 4, 'alice back with a new server');
+    expect((await runTeamd(['stop', '--dir', t.dir])).code).toBe(0);
+    const all = t.serverPids();
+    expect(all.filter(isAlive)).toEqual([]);
+  });
+
+  it('a crashed server is restarted and its tools come back; a denied MCP tool is blocked', async () => {
+    const t = await team(
+      [
+        {
+          subject: 'crash it',
+          description: calls([
+            { name: 'mcp__fixture__crash', input: {}, allowError: true },
+            { name: 'connect_mcp', input: { server: 'fixture' } },
+            { name: 'mcp__fixture__echo', input: { text: 'after the crash' } },
+            { name: 'mcp__fixture__env', input: { name: 'HOME' }, allowError: true },
+            { name: 'mcp__other__echo', input: { text: 'x' }, allowError: true },
+          ]),
+        },
+      ],
+      {
+        teamServers: { fixture: fixture(), other: fixture() },
+        settings: { permissions: { defaultMode: 'bypassPermissions', deny: ['mcp__fixture__env', 'mcp__other'] } },
+      },
+    );
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', t.dir])).code).toBe(0);
+    await waitFor(() => t.board.get(1).status === 'completed' || undefined, 'task 1 done');
+    const session = t.session();
+    expect(session).toContain('the server stopped while the call ran');
+    expect(session).toContain('echo(stdio): after the crash');
+    expect(session).toContain('Permission denied: denied by the rule mcp__fixture__env');
+    expect(session).toContain('Permission denied: denied by the rule mcp__other');
+    expect(session).not.toContain('HOME=');
+    const listed = JSON.parse((await runTeamd(['mcp', 'list', '--json', '--dir', t.dir])).stdout) as {
+      servers: { name: string; teammates: { state: string; restarts: number }[] }[];
+    };
+    expect(listed.servers.find((s) => s.name === 'fixture')!.teammates[0]).toMatchObject({ state: 'ready', restarts: 1 });
+  });
+
+  it('an invalid .mcp.json is refused naming the file, and a server that never answers times out: the teammate works on without them', async () => {
+    const t = await team([{ subject: 'plain work', description: '```sh\necho plain\n```' }], {
+      workspaceFile: '{"mcpServers": {"broken": {"command": 42}}}',
+      teamServers: { slow: fixture('--hang'), fixture: fixture() },
+      config: { mcpConnectTimeoutMs: 1000 },
+    });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', t.dir])).code).toBe(0);
+    await waitFor(() => t.board.get(1).status === 'completed' || undefined, 'task 1 done');
+    const log = t.log();
+    expect(log).toContain(`${path.join(t.ws, '.mcp.json')}: mcpServers.broken.command: Invalid input: expected string, received number`);
+    expect(log).toContain('it did not answer initialize within 1000 ms');
+    const tools = t.seen().find((s) => s.teammate === 'alice')!.tools;
+    expect(tools).toContain('mcp__fixture__echo');
+    expect(tools.some((name) => name.startsWith('mcp__slow__'))).toBe(false);
+    const list = await runTeamd(['mcp', 'list', '--dir', t.dir]);
+    expect(list.code).toBe(2);
+    expect(list.stderr).toBe(`teamd: ${path.join(t.ws, '.mcp.json')}: mcpServers.broken.command: Invalid input: expected string, received number\n`);
+  });
+});
