@@ -6,6 +6,7 @@ import { createLogger } from '../../logger.js';
 import { DEFAULT_ROTATION, type Rotation } from '../../fs/rotating-file.js';
 import { formatLogLine } from '../log-format.js';
 import { inotifyWarning } from '../../proc/inotify.js';
+import { readMcpConfig } from '../../mcp/mcp-config.js';
 import { readConfig } from '../../roster/roster.js';
 import type { StatePaths } from '../../paths.js';
 import { pathsFor, stateFolderFor } from '../context.js';
@@ -117,6 +118,8 @@ export function startCommand(io: Io): Command {
       const paths = stateFolderFor(io, options.dir, 'write');
       const inotify = inotifyWarning(readConfig(paths.config).members.length);
       if (inotify) io.err(`WARNING: ${inotify}\n`);
+      // A refused MCP file leaves its servers out of every teammate: said before they start, not only in their logs.
+      for (const problem of readMcpConfig(paths.root).problems) io.err(`WARNING: MCP servers not used: ${problem}\n`);
       if (options.foreground) return runForeground(io, paths, options);
       const info = await startDetachedDaemon(io, paths, { model: options.model, idleTimeout: options.idleTimeout });
       if (options.json) printJson(io, info);
