@@ -70,7 +70,8 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
     let response: ModelResponse;
     const system = typeof deps.system === 'string' ? deps.system : deps.system();
     try {
-      await deps.tools.settled();
+      await deps.tools.settled(deps.ctx.signal);
+      if (deps.shouldStop()) return yield { type: 'turn_end', reason: 'stopped' };
       const compaction = await deps.compactor.compact(messages, system, deps.tools.apiTools(), windowFull);
       windowFull = false;
       for (const usage of compaction.usage) yield { type: 'usage', usage };

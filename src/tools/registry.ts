@@ -82,9 +82,17 @@ export class ToolRegistry {
     return this.find(name)?.concurrent === true;
   }
 
-  /** Waits for the tool source's changes under way, so the next request offers what is there now. */
-  async settled(): Promise<void> {
-    await this.source?.settled();
+  /** Waits for the tool source's changes under way, so the next request offers what is there now; a stop ends the wait. */
+  async settled(signal?: AbortSignal): Promise<void> {
+    if (!this.source || signal?.aborted) return;
+    let onAbort = (): void => {};
+    const aborted = new Promise<void>((resolve) => (onAbort = resolve));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await Promise.race([this.source.settled(), aborted]);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
   }
 
   apiTools(): ApiTool[] {
