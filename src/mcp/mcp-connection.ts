@@ -128,13 +128,6 @@ export class McpConnection {
     this.problem = null;
   }
 
-  /** Kills its process group at once: the teammate is exiting now. */
-  killNow(): void {
-    this.stopped = true;
-    this.clearTimer();
-    this.process?.killNow();
-  }
-
   private attempt(): Promise<void> {
     this.state = this.restarts > 0 || this.attempts > 0 ? 'restarting' : 'connecting';
     this.deps.onChange();

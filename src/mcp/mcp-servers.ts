@@ -122,11 +122,6 @@ export class McpServers implements ToolSource {
     await Promise.all(this.connections.map((connection) => connection.stop()));
   }
 
-  /** Kills every server's process group at once (the teammate is exiting). */
-  killNow(): void {
-    for (const connection of this.connections) connection.killNow();
-  }
-
   private changed(): void {
     this.tools = null;
     this.deps.onChange?.(this.view());

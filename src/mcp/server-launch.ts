@@ -1,7 +1,6 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { TeamdError } from '../errors.js';
-import type { ShellLauncher } from '../tools/tool.js';
 import { expandServer, type ServerConfig } from './mcp-config.js';
 import { ServerProcess } from './server-process.js';
 
@@ -11,8 +10,8 @@ export interface LaunchDeps {
   readonly env: NodeJS.ProcessEnv;
   /** A command's environment (no secrets, with the leftover marker): the base of every server's environment. */
   readonly commandEnv: NodeJS.ProcessEnv;
-  /** The commands' launcher: servers from the workspace's .mcp.json run in the sandbox, like any command. */
-  readonly sandboxed: ShellLauncher;
+  /** Wraps a shell line in the servers' sandbox (sandbox.ts, wrapServer): the workspace's servers run in it. */
+  readonly sandboxed: (command: string) => { readonly file: string; readonly args: readonly string[] };
   /** Each line a stdio server writes to stderr. */
   readonly onStderr: (server: string, line: string) => void;
 }
@@ -43,8 +42,8 @@ export function openServer(server: ServerConfig, deps: LaunchDeps): { transport:
     const process = new ServerProcess(launch, onStderr);
     return { transport: process, process };
   }
-  const wrapped = deps.sandboxed.launch(['exec', spec.command, ...spec.args].map((word, i) => (i === 0 ? word : shellQuote(word))).join(' '));
-  const process = new ServerProcess({ file: wrapped.file, args: wrapped.args, cwd: deps.workspace, env: { ...wrapped.env, ...spec.env } }, onStderr);
+  const wrapped = deps.sandboxed(['exec', ...[spec.command, ...spec.args].map(shellQuote)].join(' '));
+  const process = new ServerProcess({ file: wrapped.file, args: wrapped.args, cwd: deps.workspace, env: { ...deps.commandEnv, ...spec.env } }, onStderr);
   return { transport: process, process };
 }
 

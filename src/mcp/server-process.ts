@@ -74,7 +74,14 @@ export class ServerProcess implements Transport {
       });
       child.stdin.on('error', (error) => this.onerror?.(error));
       child.stdout.on('data', (chunk: Buffer) => {
-        this.buffer.append(chunk);
+        try {
+          this.buffer.append(chunk);
+        } catch (error) {
+          // A line over the buffer's limit (10 MiB): the server is stopped, and restarted like one that crashed.
+          this.onerror?.(error as Error);
+          void this.close();
+          return;
+        }
         // Bounded: each pass takes one whole message out of the buffer.
         for (;;) {
           let message: JSONRPCMessage | null;
@@ -117,11 +124,6 @@ export class ServerProcess implements Transport {
       this.signalGroup(child, 'SIGKILL');
     }
     this.buffer.clear();
-  }
-
-  /** At once, without waiting: for a teammate that is exiting now. */
-  killNow(): void {
-    if (this.child) this.signalGroup(this.child, 'SIGKILL');
   }
 
   private async exitsWithin(ms: number): Promise<boolean> {

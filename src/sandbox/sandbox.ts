@@ -87,6 +87,26 @@ export function wrapCommand(kind: SandboxKind, mode: SandboxMode, command: strin
   return { file: kind.bin, args, confined: true };
 }
 
+/**
+ * Wraps an MCP server from the workspace's .mcp.json (which a teammate's commands can rewrite)
+ * in bubblewrap: like a command, the filesystem read-only but the workspace and /tmp, with the
+ * hidden folders empty; unlike one, with real pids and in the process group it was started in,
+ * so teamd stops the server and everything it started with one signal to that group, and
+ * --die-with-parent ends it with its teammate.
+ */
+export function wrapServer(kind: SandboxKind, mode: SandboxMode, command: string, layout: SandboxLayout): WrappedCommand {
+  if (kind.kind !== 'bwrap' || mode === 'off') return { file: 'bash', args: ['-c', command], confined: false };
+  const args = ['--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev'];
+  if (fs.existsSync('/tmp')) args.push('--bind', '/tmp', '/tmp');
+  args.push('--bind', layout.workspace, layout.workspace);
+  for (const dir of layout.hidden) {
+    if (!fs.existsSync(dir)) continue;
+    args.push('--tmpfs', dir, '--remount-ro', dir);
+  }
+  args.push('--chdir', layout.workspace, '--', 'bash', '-c', command);
+  return { file: kind.bin, args, confined: true };
+}
+
 function isInside(child: string, parent: string): boolean {
   const relative = path.relative(parent, child);
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);

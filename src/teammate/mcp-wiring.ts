@@ -1,9 +1,9 @@
 import type { Logger } from '../logger.js';
 import { readMcpConfig, serversFor } from '../mcp/mcp-config.js';
 import type { McpServers } from '../mcp/mcp-servers.js';
+import type { LaunchDeps } from '../mcp/server-launch.js';
 import type { StatePaths } from '../paths.js';
 import { combineSettings, DEFAULT_SETTINGS, readSettingsFile } from '../policy/settings.js';
-import type { ShellLauncher } from '../tools/tool.js';
 import { settingsFiles } from './policy-wiring.js';
 
 /** Lines of one server's stderr logged per teammate life; the rest are dropped (the last ones still explain a crash). */
@@ -16,7 +16,7 @@ export interface McpWiring {
   readonly paths: StatePaths;
   readonly env: NodeJS.ProcessEnv;
   readonly commandEnv: NodeJS.ProcessEnv;
-  readonly sandboxed: ShellLauncher;
+  readonly sandboxed: LaunchDeps['sandboxed'];
   readonly connectTimeoutMs: number;
   readonly toolTimeoutMs: number;
   readonly logger: Logger;

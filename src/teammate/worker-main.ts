@@ -12,7 +12,7 @@ import { createAnthropicClient } from '../model/model-client.js';
 import { statePaths } from '../paths.js';
 import { readConfig } from '../roster/roster.js';
 import { Doorbell } from '../watch/doorbell.js';
-import { describeSandbox, detectSandbox, sandboxFromEnv, secretPlaces } from '../sandbox/sandbox.js';
+import { describeSandbox, detectSandbox, sandboxFromEnv, secretPlaces, wrapServer } from '../sandbox/sandbox.js';
 import { createShellLauncher } from '../sandbox/shell-launcher.js';
 import { SPAWNED_BY_ENV, spawnMarker } from '../supervisor/leftovers.js';
 import { processDaemonLink, type DaemonLink } from './daemon-link.js';
@@ -134,7 +134,8 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     paths,
     env: proc.env,
     commandEnv: commandEnv(proc.env, config.settings.secretEnv, marker),
-    sandboxed: shell,
+    // The workspace's servers: in the sandbox (teammates can rewrite .mcp.json), with real pids in one process group.
+    sandboxed: (command) => wrapServer(sandbox, config.settings.sandbox, command, { workspace, hidden: [paths.root, ...secretPlaces(proc.env)] }),
     connectTimeoutMs: config.settings.mcpConnectTimeoutMs,
     toolTimeoutMs: config.settings.mcpToolTimeoutMs,
     logger,

@@ -6,8 +6,7 @@ import type { ServerConfig } from '../../src/mcp/mcp-config.js';
 import { McpServers, type ServerView } from '../../src/mcp/mcp-servers.js';
 import { openServer } from '../../src/mcp/server-launch.js';
 import { isAlive } from '../../src/proc/process-identity.js';
-import { detectSandbox } from '../../src/sandbox/sandbox.js';
-import { createShellLauncher } from '../../src/sandbox/shell-launcher.js';
+import { detectSandbox, wrapServer } from '../../src/sandbox/sandbox.js';
 import { FIXTURES, startFixture } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { toolContext } from '../helpers/tool-context.js';
@@ -24,7 +23,7 @@ function stdio(name: string, args: string[] = [], source: ServerConfig['source']
   return { name, source, file: `/test/${source}.json`, spec: { type: 'stdio', command: process.execPath, args: [SERVER, ...args], env } };
 }
 
-function hubOf(servers: ServerConfig[], options: { connectTimeoutMs?: number; env?: NodeJS.ProcessEnv } = {}) {
+function hubOf(servers: ServerConfig[], options: { connectTimeoutMs?: number; env?: NodeJS.ProcessEnv; maxAttempts?: number } = {}) {
   const workspace = makeTempDir('teamd-ws-');
   const stateDir = path.join(workspace, '.team');
   fs.mkdirSync(stateDir);
@@ -39,19 +38,12 @@ function hubOf(servers: ServerConfig[], options: { connectTimeoutMs?: number; en
         workspace,
         env,
         commandEnv: { PATH: env.PATH, HOME: env.HOME, [marker.name]: marker.value },
-        sandboxed: createShellLauncher({
-          kind: detectSandbox(),
-          mode: 'required',
-          layout: { workspace, hidden: [stateDir] },
-          baseEnv: env,
-          secretNames: [],
-          marker,
-        }),
+        sandboxed: (command) => wrapServer(detectSandbox(), 'required', command, { workspace, hidden: [stateDir] }),
         onStderr: () => {},
       }),
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
     toolTimeoutMs: 10_000,
-    restart: { baseMs: 50, maxMs: 200, maxAttempts: 3 },
+    restart: { baseMs: 50, maxMs: 200, maxAttempts: options.maxAttempts ?? 3 },
     version: 'test',
     logger: createLogger(),
     onChange: (view) => views.push(view),
@@ -99,6 +91,16 @@ describe('MCP servers of a teammate', () => {
     expect(hub.listed().map((t) => t.name)).toContain('mcp__fixture__echo');
   });
 
+  it('a server that prints junk on stdout works on; one that floods it past 10 MiB is stopped and restarted, and the teammate lives on', async () => {
+    const { hub, ctx } = hubOf([stdio('noisy', ['--noisy'])]);
+    await hub.settled();
+    expect(await hub.find('mcp__noisy__echo')!.run({ text: 'still' }, ctx)).toEqual({ content: 'echo(stdio): still' });
+    const flood = await hub.find('mcp__noisy__flood')!.run({}, ctx);
+    expect(flood.isError).toBe(true);
+    await waitFor(() => hub.view().find((v) => v.state === 'ready' && v.restarts === 1), 'the server back');
+    expect(await hub.find('mcp__noisy__echo')!.run({ text: 'after' }, ctx)).toEqual({ content: 'echo(stdio): after' });
+  });
+
   it('refreshes the tool list on tools/list_changed before the next call', async () => {
     const { hub, ctx } = hubOf([stdio('fixture')]);
     await hub.settled();
@@ -144,13 +146,24 @@ describe('MCP servers of a teammate', () => {
     await waitFor(() => started.every((pid) => !isAlive(pid)), 'the server and its child gone');
   });
 
-  it("runs the workspace's servers in the sandbox: no state folder, no secrets", async () => {
-    const { hub, stateDir, ctx } = hubOf([stdio('ws', [], 'workspace'), stdio('team', [], 'team')], { env: { ANTHROPIC_API_KEY: 'sk-secret' } });
+  it("runs the workspace's servers in the sandbox: no state folder, no secrets; real pids, stopped with their group", async () => {
+    const pids = path.join(makeTempDir(), 'pids');
+    const { hub, stateDir, ctx } = hubOf([stdio('ws', ['--child'], 'workspace', { FIXTURE_PIDS: pids }), stdio('team', [], 'team')], {
+      env: { ANTHROPIC_API_KEY: 'sk-secret' },
+    });
     await hub.settled();
+    expect(hub.view().map((v) => v.state)).toEqual(['ready', 'ready']);
     const seen = async (server: string) => (await hub.find(`mcp__${server}__exists`)!.run({ path: stateDir }, ctx)).content;
     expect(await seen('ws')).toBe(`${stateDir}: folder of 0 entries`);
     expect(await seen('team')).toBe(`${stateDir}: folder of 1 entries`);
     expect((await hub.find('mcp__ws__env')!.run({ name: 'ANTHROPIC_API_KEY' }, ctx)).content).toBe('ANTHROPIC_API_KEY=(unset)');
+    expect((await hub.find('mcp__team__env')!.run({ name: 'ANTHROPIC_API_KEY' }, ctx)).content).toBe('ANTHROPIC_API_KEY=(unset)');
+    // The pids it wrote are this machine's, and none outlives the stop.
+    const started = fs.readFileSync(pids, 'utf8').trim().split('\n').map(Number);
+    expect(started).toHaveLength(2);
+    expect(started.every(isAlive)).toBe(true);
+    await hub.stopAll();
+    await waitFor(() => started.every((pid) => !isAlive(pid)), 'the sandboxed server and its child gone');
   });
 
   it('talks to a streamable HTTP server, with ${VAR} expanded in its headers, and reconnects after it restarts', async () => {
@@ -164,7 +177,8 @@ describe('MCP servers of a teammate', () => {
       file: '/test/team.json',
       spec: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { 'X-Fixture': '${FIXTURE_TAG}' } },
     };
-    const { hub, ctx } = hubOf([http], { env: { FIXTURE_TAG: 'tagged' } });
+    // It may take the server a while to come back on a busy machine: tries go on every 200 ms for up to 20 s.
+    const { hub, ctx } = hubOf([http], { env: { FIXTURE_TAG: 'tagged' }, maxAttempts: 100 });
     await hub.settled();
     expect(await hub.find('mcp__web__echo')!.run({ text: 'over http' }, ctx)).toEqual({ content: 'echo(http:tagged): over http' });
     server.kill('SIGKILL');

@@ -7,16 +7,12 @@ import { openBoard } from '../helpers/board.js';
 import { member, startDaemon } from '../helpers/daemon.js';
 import { FIXTURES, runTeamd } from '../helpers/processes.js';
 import { savedSessionText } from '../helpers/session.js';
+import { recordedRequests } from '../helpers/recorded-requests.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
 
 const SERVER = path.join(FIXTURES, 'mcp-server.mjs');
 const calls = (value: unknown) => `\`\`\`teamd-calls\n${JSON.stringify(value)}\n\`\`\``;
-
-interface Seen {
-  teammate: string;
-  tools: string[];
-}
 
 interface Setup {
   readonly teamServers?: Record<string, unknown>;
@@ -52,14 +48,7 @@ async function team(tasks: { subject: string; description: string }[], setup: Se
     board,
     paths,
     serverPids: () => (fs.existsSync(pids) ? fs.readFileSync(pids, 'utf8').trim().split('\n').map(Number) : []),
-    seen: (): Seen[] =>
-      fs.existsSync(record)
-        ? fs
-            .readFileSync(record, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((line) => JSON.parse(line) as Seen)
-        : [],
+    seen: () => recordedRequests(record),
     session: (name = 'alice') => savedSessionText(paths.sessionFile(name)),
     log: (name = 'alice') => fs.readFileSync(paths.logFile(name), 'utf8'),
   };
@@ -81,7 +70,8 @@ describe('MCP servers in a running team', () => {
           ]),
         },
       ],
-      { teamServers: { fixture: fixture('--child') }, roles: { reviewer: { enabledMcpjsonServers: [] } } },
+      // The workspace's .mcp.json: the server runs in the sandbox, and still records its real pids.
+      { workspaceFile: JSON.stringify({ mcpServers: { fixture: fixture('--child') } }), roles: { reviewer: { enabledMcpjsonServers: [] } } },
     );
     expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', t.dir])).code).toBe(0);
     await waitFor(() => t.board.get(1).status === 'completed' || undefined, 'task 1 done');

@@ -9,14 +9,9 @@ import { collectOutput, REPO_ROOT, runTeamd } from '../helpers/processes.js';
 import { savedSessionText } from '../helpers/session.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor, waitForAsync } from '../helpers/wait.js';
+import { recordedRequests } from '../helpers/recorded-requests.js';
 
 const calls = (value: unknown) => `\`\`\`teamd-calls\n${JSON.stringify(value)}\n\`\`\``;
-
-interface Seen {
-  teammate: string;
-  system: string;
-  tools: string[];
-}
 
 async function team(tasks: { subject: string; description: string }[], setup: (dir: string) => void = () => {}) {
   const ws = makeTempDir('teamd-ws-');
@@ -32,14 +27,7 @@ async function team(tasks: { subject: string; description: string }[], setup: (d
     dir,
     board,
     paths,
-    seen: (): Seen[] =>
-      fs.existsSync(record)
-        ? fs
-            .readFileSync(record, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((line) => JSON.parse(line) as Seen)
-        : [],
+    seen: () => recordedRequests(record),
     session: (name = 'alice') => savedSessionText(paths.sessionFile(name)),
   };
 }

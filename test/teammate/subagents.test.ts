@@ -7,6 +7,7 @@ import { openBoard } from '../helpers/board.js';
 import { member, startDaemon } from '../helpers/daemon.js';
 import { runTeamd } from '../helpers/processes.js';
 import { savedSessionText } from '../helpers/session.js';
+import { recordedRequests } from '../helpers/recorded-requests.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -23,11 +24,7 @@ async function team(script: ScriptStep[]) {
   await startDaemon(dir, { env: { TEAMD_OFFLINE_RECORD: record } });
   expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
   await waitFor(() => board.get(1).status === 'completed' || undefined, 'task 1 done');
-  const requests = fs
-    .readFileSync(record, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { system: string; tools: string[] });
+  const requests = recordedRequests(record);
   return { ws, dir, board, session: savedSessionText(statePaths(dir).sessionFile('alice')), requests };
 }
 

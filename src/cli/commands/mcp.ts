@@ -9,8 +9,7 @@ import type { StatePaths } from '../../paths.js';
 import { combineSettings, DEFAULT_SETTINGS, readSettingsFile } from '../../policy/settings.js';
 import { readConfig, type Member } from '../../roster/roster.js';
 import { commandEnv } from '../../sandbox/command-env.js';
-import { detectSandbox, secretPlaces } from '../../sandbox/sandbox.js';
-import { createShellLauncher } from '../../sandbox/shell-launcher.js';
+import { detectSandbox, secretPlaces, wrapServer } from '../../sandbox/sandbox.js';
 import { SPAWNED_BY_ENV, spawnMarker } from '../../supervisor/leftovers.js';
 import { settingsFiles } from '../../teammate/policy-wiring.js';
 import { firstLine } from '../../text.js';
@@ -101,14 +100,7 @@ function checkCommand(io: Io): Command {
           workspace,
           env: io.env,
           commandEnv: commandEnv(io.env, settings.secretEnv, marker),
-          sandboxed: createShellLauncher({
-            kind: detectSandbox(),
-            mode: settings.sandbox,
-            layout: { workspace, hidden: [paths.root, ...secretPlaces(io.env)] },
-            baseEnv: io.env,
-            secretNames: settings.secretEnv,
-            marker,
-          }),
+          sandboxed: (command) => wrapServer(detectSandbox(), settings.sandbox, command, { workspace, hidden: [paths.root, ...secretPlaces(io.env)] }),
           onStderr: () => {},
         },
         connectTimeoutMs: options.timeout ?? settings.mcpConnectTimeoutMs,
