@@ -20,6 +20,9 @@ export interface McpServersDeps {
   readonly onChange?: (view: readonly ServerView[]) => void;
 }
 
+/** Tools offered per server: each one is in every request, and a server listing thousands would fill the context. */
+export const MAX_TOOLS_PER_SERVER = 128;
+
 interface Built {
   readonly listed: Tool[];
   readonly byName: Map<string, Tool>;
@@ -133,7 +136,12 @@ export class McpServers implements ToolSource {
     const byName = new Map<string, Tool>(listed.map((tool) => [tool.name, tool]));
     const owners = new Map<string, string>();
     for (const connection of this.connections) {
-      for (const tool of connection.tools) {
+      if (connection.tools.length > MAX_TOOLS_PER_SERVER)
+        this.deps.logger.warn(
+          { mcp: connection.name, tools: connection.tools.length },
+          `MCP server lists over ${MAX_TOOLS_PER_SERVER} tools; only its first ${MAX_TOOLS_PER_SERVER} are offered`,
+        );
+      for (const tool of connection.tools.slice(0, MAX_TOOLS_PER_SERVER)) {
         let name = apiToolName(connection.name, tool.name);
         if (byName.has(name)) name = apiToolName(connection.name, `${tool.name}\0`);
         if (JSON.stringify(tool.inputSchema).length > MAX_SCHEMA_BYTES) {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import type { ServerConfig } from '../../src/mcp/mcp-config.js';
-import { McpServers, type ServerView } from '../../src/mcp/mcp-servers.js';
+import { MAX_TOOLS_PER_SERVER, McpServers, type ServerView } from '../../src/mcp/mcp-servers.js';
 import { openServer } from '../../src/mcp/server-launch.js';
 import { isAlive } from '../../src/proc/process-identity.js';
 import { detectSandbox, wrapServer } from '../../src/sandbox/sandbox.js';
@@ -99,6 +99,12 @@ describe('MCP servers of a teammate', () => {
     expect(flood.isError).toBe(true);
     await waitFor(() => hub.view().find((v) => v.state === 'ready' && v.restarts === 1), 'the server back');
     expect(await hub.find('mcp__noisy__echo')!.run({ text: 'after' }, ctx)).toEqual({ content: 'echo(stdio): after' });
+  });
+
+  it('offers at most 128 tools of one server: every tool is in every request', async () => {
+    const { hub } = hubOf([stdio('big', ['--many', '200'])]);
+    await hub.settled();
+    expect(hub.listed().filter((tool) => tool.name.startsWith('mcp__big__'))).toHaveLength(MAX_TOOLS_PER_SERVER);
   });
 
   it('refreshes the tool list on tools/list_changed before the next call', async () => {
