@@ -34,6 +34,8 @@ export interface StatePaths {
   readonly revisionToken: (id: number, rev: number) => string;
   readonly inboxFile: (name: string) => string;
   readonly cursorFile: (name: string) => string;
+  /** The lead agent's read position in lead.jsonl: its own, beside the person's (`teamd inbox lead --unread`). */
+  readonly leadAgentCursor: string;
   readonly sessionFile: (name: string) => string;
   /** A teammate's plan for its current task (todo_write), for teamd status. */
   readonly todoFile: (name: string) => string;
@@ -97,6 +99,7 @@ export function statePaths(stateDir: string): StatePaths {
     revisionToken: (id, rev) => `${tasksDir}${path.sep}.revs${path.sep}${id}.${rev}`,
     inboxFile: (name) => path.join(inboxDir, `${name}.jsonl`),
     cursorFile: (name) => path.join(cursorsDir, `${name}.json`),
+    leadAgentCursor: path.join(cursorsDir, 'lead.agent.json'),
     sessionFile: (name) => path.join(sessionsDir, `${name}.jsonl`),
     todoFile: (name) => path.join(sessionsDir, `${name}.todos.json`),
     mcpStateFile: (name) => path.join(sessionsDir, `${name}.mcp.json`),

@@ -7,9 +7,25 @@ export interface Identity {
   readonly workspace: string;
   readonly prompt?: string | undefined;
   readonly planRequired: boolean;
+  /** The lead agent: it plans, staffs and reviews; it does not do tasks itself. */
+  readonly lead?: boolean;
+}
+
+function leadPrompt(identity: Identity): string {
+  return [
+    `You are the lead of the team "${identity.team}": a team of autonomous teammates working in ${identity.workspace}. The person running the team is "user".`,
+    'When the person gives you a goal: decide the team it needs and spawn it (spawn_teammate), break the goal into tasks on the board (create_task, with blocked_by for order), and let the teammates claim them. Create each task once: list_tasks shows what exists.',
+    "Then watch: teammates' reports, failures and questions arrive as messages. Answer plan requests with review_plan (approve plans that fit the goal; reject others with feedback). Send short messages when a teammate needs direction.",
+    'When every task you created is completed, or the goal cannot be reached, call report with final: true: what was done, which tasks completed and which failed, and why. Use report without final for progress the person should know.',
+    'You read the workspace but do not change it and do not run commands: teammates do the work. When there is nothing to do, stop calling tools: you are woken when a message arrives.',
+    identity.prompt ? `Instructions for you: ${identity.prompt}` : '',
+  ]
+    .filter(Boolean)
+    .join('\n\n');
 }
 
 export function systemPrompt(identity: Identity): string {
+  if (identity.lead) return leadPrompt(identity);
   return [
     `You are ${identity.name}, a ${identity.role} on the team "${identity.team}", working autonomously with other teammates.`,
     `Your workspace is ${identity.workspace}; file and shell tools run there and cannot leave it.`,

@@ -17,6 +17,16 @@ export const controlRequestSchema = z.discriminatedUnion('op', [
     plan: z.boolean().optional(),
     budgetTokens: z.number().int().positive().optional(),
   }),
+  /** Starts the lead agent (the member `lead`) unless it runs already. */
+  z.object({
+    op: z.literal('lead'),
+    model: z.string().min(1).max(128).optional(),
+    budgetTokens: z.number().int().positive().optional(),
+    prompt: z
+      .string()
+      .max(64 * 1024)
+      .optional(),
+  }),
   z.object({ op: z.literal('shutdown'), name: nameSchema, force: z.boolean() }),
   z.object({ op: z.literal('stop') }),
   /** A teammate's token budget, or the team's (name null); wakes whoever stopped for a budget. */

@@ -136,6 +136,8 @@ export class Daemon {
         return { ...this.info, health: this.health() };
       case 'spawn':
         return this.supervisor.spawn(request);
+      case 'lead':
+        return this.supervisor.startLead(request);
       case 'shutdown':
         return this.supervisor.shutdown(request.name, request.force);
       case 'budget':

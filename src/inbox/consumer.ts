@@ -25,6 +25,8 @@ export interface InboxConsumerDeps {
    */
   readonly isHandled?: (id: string) => boolean;
   readonly now?: () => Date;
+  /** Its own read position, when the inbox's owner keeps another (the lead agent reads lead.jsonl beside the person). */
+  readonly cursorFile?: string;
 }
 
 const REMEMBERED_IDS = 10_000;
@@ -46,7 +48,7 @@ export class InboxConsumer {
   constructor(deps: InboxConsumerDeps) {
     this.file = deps.paths.inboxFile(deps.name);
     ensurePrivateDir(deps.paths.cursorsDir);
-    this.cursors = new CursorStore(deps.paths.cursorFile(deps.name), deps.logger);
+    this.cursors = new CursorStore(deps.cursorFile ?? deps.paths.cursorFile(deps.name), deps.logger);
     this.logger = deps.logger;
     this.isHandled = deps.isHandled ?? (() => false);
     this.now = deps.now ?? (() => new Date());

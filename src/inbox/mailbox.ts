@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { parseName } from '../names.js';
 import { GRANT_TYPES, ProtocolKey } from './protocol-key.js';
 import type { StatePaths } from '../paths.js';
-import { LEAD, memberNames, readConfig } from '../roster/roster.js';
+import { LEAD, memberNames, readConfig, USER } from '../roster/roster.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import {
   MAX_CONTENT_BYTES,
@@ -53,15 +53,15 @@ export class Mailbox {
     this.durable = deps.durable ?? true;
   }
 
-  /** Everyone who can receive: the lead and every member on the roster. */
+  /** Everyone who can receive: the lead, every member on the roster (the lead agent is the lead), and the person (`user`). */
   recipients(): string[] {
-    return [LEAD, ...memberNames(readConfig(this.paths.config))];
+    return [...new Set([LEAD, ...memberNames(readConfig(this.paths.config)), USER])];
   }
 
   send(outgoing: Outgoing): Message {
     const message = this.build(outgoing);
     // The lead needs no roster: a damaged config.json must not silence the teammates.
-    if (message.to !== LEAD) this.requireRecipient(message.to, this.recipients());
+    if (message.to !== LEAD && message.to !== USER) this.requireRecipient(message.to, this.recipients());
     this.append(message);
     return message;
   }
@@ -69,7 +69,8 @@ export class Mailbox {
   /** One message to every recipient but the sender; each gets its own id. */
   broadcast(outgoing: Omit<Outgoing, 'to' | 'type'>): Message[] {
     const from = parseName(outgoing.from, 'sender');
-    const targets = this.recipients().filter((name) => name !== from);
+    // The person hears from the lead agent, not every broadcast.
+    const targets = this.recipients().filter((name) => name !== from && name !== USER);
     const messages = targets.map((to) => this.build({ ...outgoing, to, type: 'broadcast' }));
     for (const message of messages) this.append(message);
     return messages;

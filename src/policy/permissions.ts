@@ -30,7 +30,7 @@ export type Decision =
   { readonly kind: 'allow'; readonly why: string } | { readonly kind: 'deny'; readonly why: string } | { readonly kind: 'ask'; readonly why: string };
 
 /** What each tool does, for the modes: reading, changing files, running commands, or working with the team. */
-const READS = new Set(['read_file', 'glob', 'grep', 'list_tasks', 'get_task', 'job_output', 'list_crons', 'load_skill']);
+const READS = new Set(['read_file', 'glob', 'grep', 'list_tasks', 'get_task', 'job_output', 'list_crons', 'load_skill', 'list_teammates']);
 const EDITS = new Set(['write_file', 'edit_file']);
 /** Coordination through the board and the mailboxes: what a teammate is for. No mode asks for these; rules still apply. */
 const TEAM = new Set([
@@ -51,6 +51,12 @@ const TEAM = new Set([
   'schedule_cron',
   'cancel_cron',
   'connect_mcp',
+  // The lead agent's: staffing the team and answering it is what a lead is for.
+  'cancel_task',
+  'spawn_teammate',
+  'shutdown_teammate',
+  'review_plan',
+  'report',
 ]);
 
 /**

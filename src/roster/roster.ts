@@ -18,8 +18,12 @@ export const MEMBER_STATUSES = [
 ] as const;
 export type MemberStatus = (typeof MEMBER_STATUSES)[number];
 
-/** The person's own name: always a valid recipient, never a member. */
+/** The lead's name: the person's inbox, or the lead agent's when one runs (teamd run, teamd lead); always a valid recipient. */
 export const LEAD = 'lead';
+/** The person, when a lead agent runs: what the person says to the lead comes from `user`, and the lead reports to `user.jsonl`. Never a member. */
+export const USER = 'user';
+/** The lead agent's role: a member named `lead` with this role is the lead agent. */
+export const LEAD_ROLE = 'lead';
 
 export const tokenUsageSchema = z.object({
   inputTokens: z.number().nonnegative(),
@@ -29,10 +33,13 @@ export const tokenUsageSchema = z.object({
 });
 export type TokenUsage = z.infer<typeof tokenUsageSchema>;
 
-/** A teammate's name: a name, and never the lead's. */
-export const teammateNameSchema = nameSchema.refine((name) => name !== LEAD, {
-  message: `the name "${LEAD}" is reserved for the person running the team: pick another, e.g. alice`,
-});
+/** A teammate's name: a name, and never the lead's or the person's. */
+export const teammateNameSchema = nameSchema
+  .refine((name) => name !== LEAD, { message: `the name "${LEAD}" is reserved for the lead of the team: pick another, e.g. alice` })
+  .refine((name) => name !== USER, { message: `the name "${USER}" is reserved for the person running the team: pick another, e.g. alice` });
+
+/** A member's name on the roster: a teammate's, or `lead` for the lead agent. */
+const memberNameSchema = nameSchema.refine((name) => name !== USER, { message: `the name "${USER}" is reserved for the person running the team` });
 
 /** A role is a short label on one line (coder, reviewer, tester): it names the teammate's job in its prompt and in status. */
 export const roleSchema = z
@@ -44,7 +51,7 @@ export const roleSchema = z
   });
 
 export const memberSchema = z.looseObject({
-  name: teammateNameSchema,
+  name: memberNameSchema,
   role: roleSchema,
   status: z.enum(MEMBER_STATUSES),
   pid: z.number().int().positive().nullable().optional(),
@@ -123,6 +130,8 @@ export const settingsSchema = z.looseObject({
   mcpConnectTimeoutMs: z.number().int().positive().max(600_000).default(30_000),
   /** An MCP tool call that has not answered after this long (progress notifications restart the clock) fails with a timeout. */
   mcpToolTimeoutMs: z.number().int().positive().max(86_400_000).default(600_000),
+  /** Which teammates' requests the lead agent may answer itself; the rest wait for the person (teamd approve|reject). */
+  leadAnswers: z.strictObject({ plans: z.boolean().default(true), permissions: z.boolean().default(false) }).default({ plans: true, permissions: false }),
   /** Environment variables commands never see, besides ANTHROPIC_*, CLAUDE_* and TEAMD_*. */
   secretEnv: z.array(z.string().min(1).max(256)).max(256).default([]),
 });

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { TeamdError } from '../errors.js';
-import { LEAD, type Member, type MemberStatus } from '../roster/roster.js';
+import { LEAD, LEAD_ROLE, type Member, type MemberStatus } from '../roster/roster.js';
 import type { Doorbell } from '../watch/doorbell.js';
 import type { WorkerMessage } from './ipc-protocol.js';
 import { cleanUpAfterTeam, cleanUpAfterTeammate } from './clean-up.js';
@@ -127,6 +127,13 @@ export class Supervisor {
     this.slots.set(spec.name, this.newSlot());
     this.launch(spec.name);
     return this.deps.roster.requireMember(spec.name);
+  }
+
+  /** The lead agent (teamd run, teamd lead): the member `lead`, started unless it runs already (then it is left as it is). */
+  async startLead(spec: Omit<SpawnSpec, 'name' | 'role' | 'plan'>): Promise<{ member: Member; started: boolean }> {
+    const slot = this.slots.get(LEAD);
+    if (slot?.child || slot?.restartTimer) return { member: this.deps.roster.requireMember(LEAD), started: false };
+    return { member: await this.spawn({ ...spec, name: LEAD, role: LEAD_ROLE }), started: true };
   }
 
   /** Asks a teammate to shut down through its inbox; no answer in time (or --force) climbs the ladder. */

@@ -13,7 +13,7 @@ import type { ModelClient } from '../model/model-client.js';
 import { describeModelError } from '../model/model-errors.js';
 import { decideAfterUnit, MAX_REMINDERS, type AfterUnit, type UnitEnd } from './after-unit.js';
 import { ALL_TOOLS, ToolRegistry } from '../tools/registry.js';
-import type { ShellLauncher, ToolContext, ToolEffect, ToolResult, ToolSource } from '../tools/tool.js';
+import type { LeadPowers, ShellLauncher, Tool, ToolContext, ToolEffect, ToolResult, ToolSource } from '../tools/tool.js';
 import type { Doorbell } from '../watch/doorbell.js';
 import type { DaemonLink } from './daemon-link.js';
 import { waitForWork } from './idle-wait.js';
@@ -81,6 +81,10 @@ export interface TeammateDeps {
   readonly makeGate?: MakeGate;
   /** Its MCP servers' tools (teammate/mcp-wiring.ts); none configured: absent. */
   readonly mcp?: TeammateMcp;
+  /** Its tools: every teammate's (ALL_TOOLS) unless it is the lead agent (LEAD_TOOLS). */
+  readonly tools?: readonly Tool[];
+  /** The lead agent's powers over the team; with them it never claims a task itself. */
+  readonly lead?: LeadPowers;
 }
 
 /** What the runtime needs of the teammate's MCP servers. */
@@ -158,7 +162,7 @@ export class TeammateRuntime {
     const policy =
       deps.makeGate?.({ taskId: () => this.currentTask?.id ?? null, root: () => this.hand.root, waiting: (on) => this.status.waiting(on) }) ?? null;
     this.hooks = new RuntimeHooks(policy?.events ?? null, deps.session, deps.logger);
-    this.tools = new ToolRegistry(ALL_TOOLS, () => this.plans.approved(this.currentTask), policy?.gate ?? null, deps.mcp ?? null);
+    this.tools = new ToolRegistry(deps.tools ?? ALL_TOOLS, () => this.plans.approved(this.currentTask), policy?.gate ?? null, deps.mcp ?? null);
     this.subagents = new SubagentRunner({
       name: deps.identity.name,
       model: deps.model,
@@ -228,7 +232,7 @@ export class TeammateRuntime {
         continue;
       }
       // A task it holds while the lead considers its plan: no second one meanwhile.
-      if (!this.holdsTask() && (await this.takeNextTask(recheck))) {
+      if (!this.deps.lead && !this.holdsTask() && (await this.takeNextTask(recheck))) {
         await this.work();
         idleSince = Date.now();
         continue;
@@ -487,6 +491,7 @@ export class TeammateRuntime {
       subagent: this.subagents,
       ...(this.deps.schedule ? { schedule: this.deps.schedule } : {}),
       ...(this.deps.mcp ? { mcp: this.deps.mcp } : {}),
+      ...(this.deps.lead ? { lead: this.deps.lead } : {}),
       ...(this.deps.knowledge ? { skills: this.deps.knowledge.skills, memory: this.deps.knowledge.memory } : {}),
       claims: this.hand.claims,
       control: {

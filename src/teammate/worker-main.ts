@@ -10,7 +10,9 @@ import { ProtocolKey } from '../inbox/protocol-key.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createAnthropicClient } from '../model/model-client.js';
 import { statePaths } from '../paths.js';
-import { readConfig } from '../roster/roster.js';
+import { LEAD, LEAD_ROLE, readConfig } from '../roster/roster.js';
+import { LEAD_TOOLS } from '../tools/registry.js';
+import { leadPowers } from './lead-powers.js';
 import { Doorbell } from '../watch/doorbell.js';
 import { describeSandbox, detectSandbox, sandboxFromEnv, secretPlaces, wrapServer } from '../sandbox/sandbox.js';
 import { createShellLauncher } from '../sandbox/shell-launcher.js';
@@ -126,6 +128,8 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
   });
   jobs.recover();
   const memory = new MemoryStore(paths, locker);
+  // The member `lead` with the role `lead` is the lead agent: the lead's tools and powers, its own cursor in lead.jsonl, no task of its own.
+  const isLead = args.name === LEAD && member.role === LEAD_ROLE;
   const marker = { name: SPAWNED_BY_ENV, value: spawnMarker(proc.pid, paths.root) };
   const mcp = await openMcpServers({
     name: args.name,
@@ -142,14 +146,29 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
   });
   if (mcp) commandsStarted++;
   const runtime = new TeammateRuntime({
-    identity: { name: args.name, role: member.role, team: path.basename(workspace), workspace, prompt: member.prompt, planRequired: member.plan === true },
+    identity: {
+      name: args.name,
+      role: member.role,
+      team: path.basename(workspace),
+      workspace,
+      prompt: member.prompt,
+      planRequired: member.plan === true && !isLead,
+      lead: isLead,
+    },
+    ...(isLead ? { tools: LEAD_TOOLS, lead: leadPowers({ paths, mailbox }) } : {}),
     stateDir: paths.root,
     shell,
     verifyGrant: (message) => protocolKey.verify(message),
     logger,
     board: new Board({ paths, locker, logger }),
     mailbox,
-    consumer: new InboxConsumer({ paths, name: args.name, logger, isHandled: (id) => handled.has(id) }),
+    consumer: new InboxConsumer({
+      paths,
+      name: args.name,
+      logger,
+      isHandled: (id) => handled.has(id),
+      ...(isLead ? { cursorFile: paths.leadAgentCursor } : {}),
+    }),
     jobs,
     todos: (items) => {
       try {

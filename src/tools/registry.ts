@@ -19,6 +19,7 @@ import { todoWriteTool } from './todo-tool.js';
 import { taskTool } from './subagent-tool.js';
 import { loadSkillTool, rememberTool } from './knowledge-tools.js';
 import { cancelCronTool, listCronsTool, scheduleCronTool } from './cron-tools.js';
+import { cancelTaskTool, listTeammatesTool, reportTool, reviewPlanTool, shutdownTeammateTool, spawnTeammateTool } from './lead-tools.js';
 import { createWorktreeTool, keepWorktreeTool, removeWorktreeTool } from './worktree-tools.js';
 import { budgetResult } from './output-spill.js';
 import { toolError, type Tool, type ToolContext, type ToolResult, type ToolSource } from './tool.js';
@@ -53,6 +54,35 @@ export const ALL_TOOLS: readonly Tool[] = [
   createWorktreeTool,
   keepWorktreeTool,
   removeWorktreeTool,
+];
+
+/**
+ * The lead agent's tools: it reads the workspace and the board, staffs the team, creates and
+ * cancels tasks, answers requests and reports to the person. No bash and no file writes, and
+ * it never claims a task itself.
+ */
+export const LEAD_TOOLS: readonly Tool[] = [
+  readFileTool,
+  globTool,
+  grepTool,
+  listTasksTool,
+  getTaskTool,
+  createTaskTool,
+  cancelTaskTool,
+  listTeammatesTool,
+  spawnTeammateTool,
+  shutdownTeammateTool,
+  reviewPlanTool,
+  reportTool,
+  sendMessageTool,
+  broadcastTool,
+  idleTool,
+  todoWriteTool,
+  loadSkillTool,
+  rememberTool,
+  scheduleCronTool,
+  listCronsTool,
+  cancelCronTool,
 ];
 
 export interface ApiTool {

@@ -45,6 +45,8 @@ export interface ToolContext {
   readonly subagent?: {
     run(request: { description: string; prompt: string; tools?: readonly string[] | undefined }, parent: ToolContext): Promise<ToolResult>;
   };
+  /** What only the lead agent may do (lead-tools.ts): staff the team, answer requests, report to the person. */
+  readonly lead?: LeadPowers;
   /** The teammate's MCP servers (connect_mcp); absent where none is configured. */
   readonly mcp?: { connect(server: string): Promise<ToolResult> };
   /** Aborted on shutdown: long-running tools (bash) stop. */
@@ -57,6 +59,17 @@ export interface ToolContext {
     /** Called by `complete_task` before the board is told: a task's worktree is committed first. */
     beforeComplete?(id: number): Promise<void>;
   };
+}
+
+/** The lead agent's reach over the team, each checked where it is done (the daemon spawns, the settings say what it may answer). */
+export interface LeadPowers {
+  members(): readonly Member[];
+  spawn(spec: { name: string; role: string; plan?: boolean | undefined; budgetTokens?: number | undefined; prompt?: string | undefined }): Promise<string>;
+  shutdown(name: string, force: boolean): Promise<string>;
+  /** Answers a plan or permission request; one the lead may not answer (settings) is refused, saying the person will. */
+  answer(idOrPrefix: string, approve: boolean, feedback: string): string;
+  /** A message to the person (`user.jsonl`); `final` ends a goal's run (teamd run prints it and exits). */
+  report(content: string, final: boolean): string;
 }
 
 export interface ShellLauncher {

@@ -6,7 +6,7 @@ import { CursorStore } from '../../inbox/cursor.js';
 import type { Message } from '../../inbox/message.js';
 import type { Mailbox } from '../../inbox/mailbox.js';
 import { TeamdError } from '../../errors.js';
-import { LEAD } from '../../roster/roster.js';
+import { LEAD, USER } from '../../roster/roster.js';
 import { ensurePrivateDir } from '../../fs/private-dir.js';
 import { openContext } from '../context.js';
 import { untilInterrupted } from '../interrupt.js';
@@ -85,12 +85,12 @@ function requireSender(mailbox: Mailbox, from: string): void {
 
 export function inboxCommand(io: Io): Command {
   return withCommonOptions(new Command('inbox').description("read a mailbox (never moves its owner's cursor)"))
-    .argument('<name>', 'whose inbox: lead or a teammate', parseMemberName)
+    .argument('<name>', 'whose inbox: lead, user (what the lead agent tells you) or a teammate', parseMemberName)
     .option('--unread', "only messages past the owner's read position; for the lead (you), reading them moves it")
     .option('--follow', 'keep printing new messages as they arrive, like tail -f (Ctrl-C stops)')
     .action(async (name: string, options: CommonOptions & { unread?: boolean; follow?: boolean }) => {
       // The lead's inbox is read by the person: --unread there marks what it showed as read.
-      const marksRead = name === LEAD && options.unread === true;
+      const marksRead = (name === LEAD || name === USER) && options.unread === true;
       const { paths, logger } = openContext(io, options.dir, marksRead ? 'write' : 'read');
       const file = paths.inboxFile(name);
       const cursors = new CursorStore(paths.cursorFile(name), logger);

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { TeamdError } from '../../errors.js';
 import { findPlanRequest, readPlanRequests, type PlanRequest } from '../../inbox/plan-requests.js';
-import { LEAD } from '../../roster/roster.js';
+import { answerRequest } from '../../inbox/answer-request.js';
 import { openContext } from '../context.js';
 import { formatColumns, printJson, type Io } from '../output.js';
 import type { StatePaths } from '../../paths.js';
@@ -11,19 +11,14 @@ import { withCommonOptions, type CommonOptions } from './common.js';
 import { firstLine } from '../../text.js';
 
 /** Answers a teammate's plan or permission request named by its id or a unique prefix; a request already answered is refused. */
-function answerRequest(io: Io, idOrPrefix: string, approve: boolean, feedback: string, options: CommonOptions & { always?: boolean }): void {
+function answerFromCli(io: Io, idOrPrefix: string, approve: boolean, feedback: string, options: CommonOptions & { always?: boolean }): void {
   const { paths, mailbox } = openContext(io, options.dir, 'write');
-  const request = findPlanRequest(readPlanRequests(paths), idOrPrefix);
-  if (request.answer)
-    throw new TeamdError(
-      'INVALID_TRANSITION',
-      `${request.from}'s ${request.kind} request ${request.requestId.slice(0, 8)} was already ${request.answer.approve ? 'approved' : 'rejected'} at ${request.answer.at}; nothing was sent`,
-    );
-  if (options.always && (request.kind !== 'permission' || !approve))
+  const found = findPlanRequest(readPlanRequests(paths), idOrPrefix);
+  if (options.always && !found.answer && (found.kind !== 'permission' || !approve))
     throw new TeamdError('USAGE', '--always is for approving a permission request: it adds an allow rule');
-  const rule = options.always ? addAllowRule(paths, request) : null;
-  const type = request.kind === 'permission' ? 'permission_response' : 'plan_approval_response';
-  const response = mailbox.send({ from: LEAD, to: request.from, type, requestId: request.requestId, approve, content: feedback });
+  // The rule first: were the answer sent without it, the next such call would be asked again.
+  const rule = options.always && !found.answer ? addAllowRule(paths, found) : null;
+  const { request, response } = answerRequest(paths, mailbox, idOrPrefix, { approve, feedback });
   if (options.json) printJson(io, { ...response, ...(rule ? { rule } : {}) });
   else
     io.out(
@@ -37,7 +32,7 @@ export function approveCommand(io: Io): Command {
     .option('--feedback <text>', 'a note for the teammate', '')
     .option('--always', 'for a permission request: also allow such calls from now on (adds an allow rule to settings.json)')
     .action((requestId: string, options: CommonOptions & { feedback: string; always?: boolean }) =>
-      answerRequest(io, requestId, true, options.feedback, options),
+      answerFromCli(io, requestId, true, options.feedback, options),
     );
 }
 
@@ -49,7 +44,7 @@ export function rejectCommand(io: Io): Command {
     .action((requestId: string, options: CommonOptions & { feedback?: string; reason?: string }) => {
       const why = options.feedback ?? options.reason;
       if (why === undefined || why.trim() === '') throw new TeamdError('USAGE', 'say why with --feedback <text> (or --reason <text>): the teammate reads it');
-      answerRequest(io, requestId, false, why, options);
+      answerFromCli(io, requestId, false, why, options);
     });
 }
 

@@ -1,0 +1,44 @@
+import { requestDaemon } from '../daemon/control-client.js';
+import { TeamdError } from '../errors.js';
+import { answerRequest } from '../inbox/answer-request.js';
+import type { Mailbox } from '../inbox/mailbox.js';
+import { findPlanRequest, readPlanRequests } from '../inbox/plan-requests.js';
+import type { StatePaths } from '../paths.js';
+import { LEAD, readConfig, USER } from '../roster/roster.js';
+import type { LeadPowers } from '../tools/tool.js';
+
+/**
+ * The lead agent's powers: spawning and stopping go through the daemon (which checks names,
+ * models and budgets as for `teamd spawn`); requests are answered as the lead, signed, and
+ * only the kinds the settings (`leadAnswers`) let it answer; reports go to the person.
+ */
+export function leadPowers(deps: { readonly paths: StatePaths; readonly mailbox: Mailbox }): LeadPowers {
+  const { paths, mailbox } = deps;
+  return {
+    members: () => readConfig(paths.config).members,
+    async spawn(spec) {
+      await requestDaemon(paths, { op: 'spawn', ...spec });
+      return `spawned ${spec.name} (${spec.role})${spec.plan ? '; it submits a plan before changing anything' : ''}`;
+    },
+    async shutdown(name, force) {
+      if (name === LEAD) throw new TeamdError('USAGE', 'you cannot shut yourself down; the person does (teamd shutdown lead)');
+      const result = (await requestDaemon(paths, { op: 'shutdown', name, force }, 60_000)) as { rung?: string };
+      return `${name} stopped (${result.rung ?? 'done'})`;
+    },
+    answer(idOrPrefix, approve, feedback) {
+      const request = findPlanRequest(readPlanRequests(paths), idOrPrefix);
+      const may = readConfig(paths.config).settings.leadAnswers;
+      if (request.kind === 'permission' ? !may.permissions : !may.plans)
+        throw new TeamdError(
+          'USAGE',
+          `${request.kind} requests are answered by the person (teamd approve|reject ${request.requestId.slice(0, 8)}); the setting leadAnswers.${request.kind === 'permission' ? 'permissions' : 'plans'} would let you. Tell the person if it is urgent (report)`,
+        );
+      const { request: answered } = answerRequest(paths, mailbox, idOrPrefix, { approve, feedback });
+      return `${approve ? 'approved' : 'rejected'} ${answered.from}'s ${answered.kind} request ${answered.requestId.slice(0, 8)}${answered.taskId ? ` for task ${answered.taskId}` : ''}`;
+    },
+    report(content, final) {
+      mailbox.send({ from: LEAD, to: USER, content, extra: { report: final ? 'final' : 'progress' } });
+      return final ? 'final report sent to the person' : 'reported to the person';
+    },
+  };
+}

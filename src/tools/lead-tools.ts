@@ -1,0 +1,107 @@
+import * as z from 'zod';
+import { TeamdError } from '../errors.js';
+import { defineTool, toolError, type ToolContext, type ToolResult } from './tool.js';
+
+/** Runs a lead power; a refusal (an unknown name, a request already answered) is an error the model reads. */
+async function lead(ctx: ToolContext, act: (powers: NonNullable<ToolContext['lead']>) => string | Promise<string>): Promise<ToolResult> {
+  if (!ctx.lead) return toolError('only the lead agent has this tool');
+  try {
+    return { content: await act(ctx.lead) };
+  } catch (error) {
+    if (error instanceof TeamdError) return toolError(error.message);
+    throw error;
+  }
+}
+
+export const listTeammatesTool = defineTool({
+  name: 'list_teammates',
+  description: 'List the teammates on the roster: name, role, status and the task each works on.',
+  input: z.object({}),
+  needsApprovedPlan: false,
+  run: (_input, ctx) =>
+    lead(ctx, (powers) => {
+      const members = powers.members().filter((m) => m.name !== ctx.name);
+      if (members.length === 0) return 'no teammates yet: spawn_teammate adds one';
+      return members.map((m) => `${m.name} (${m.role}): ${m.status}${m.task ? `, task ${m.task}` : ''}`).join('\n');
+    }),
+});
+
+export const spawnTeammateTool = defineTool({
+  name: 'spawn_teammate',
+  description:
+    'Start a new teammate: a name (a-z, 0-9, _ or -), a role (coder, reviewer, tester…), optionally plan: true (it submits a plan before changing anything), ' +
+    'a token budget and instructions. It starts idle and claims ready tasks by itself.',
+  input: z.object({
+    name: z.string().min(1).max(32),
+    role: z.string().min(1).max(64),
+    plan: z.boolean().optional(),
+    budgetTokens: z.number().int().positive().optional(),
+    prompt: z
+      .string()
+      .max(16 * 1024)
+      .optional(),
+  }),
+  needsApprovedPlan: false,
+  run: (input, ctx) => lead(ctx, (powers) => powers.spawn(input)),
+});
+
+export const shutdownTeammateTool = defineTool({
+  name: 'shutdown_teammate',
+  description: 'Ask a teammate to finish its current step and shut down (force: true stops it at once). Its open task goes back to the board.',
+  input: z.object({ name: z.string().min(1).max(32), force: z.boolean().default(false) }),
+  needsApprovedPlan: false,
+  run: (input, ctx) => lead(ctx, (powers) => powers.shutdown(input.name, input.force)),
+});
+
+export const cancelTaskTool = defineTool({
+  name: 'cancel_task',
+  description: 'Cancel a task that is no longer wanted (pending or in progress); tasks blocked by it stay blocked until you change them.',
+  input: z.object({ id: z.number().int().positive() }),
+  needsApprovedPlan: false,
+  run: async (input, ctx) => {
+    try {
+      const task = await ctx.board.cancel(input.id);
+      return { content: `task ${task.id} cancelled` };
+    } catch (error) {
+      if (error instanceof TeamdError) return toolError(error.message);
+      throw error;
+    }
+  },
+});
+
+export const reviewPlanTool = defineTool({
+  name: 'review_plan',
+  description:
+    "Answer a teammate's plan approval request (its requestId, or 4+ characters of it): approve it, or reject it with feedback saying what to change. " +
+    'Permission requests are answered the same way when the settings let you; otherwise the person answers them.',
+  input: z.object({
+    requestId: z.string().min(4).max(128),
+    approve: z.boolean(),
+    feedback: z
+      .string()
+      .max(16 * 1024)
+      .default(''),
+  }),
+  needsApprovedPlan: false,
+  run: (input, ctx) =>
+    lead(ctx, (powers) => {
+      if (!input.approve && input.feedback.trim() === '') throw new TeamdError('USAGE', 'a rejection needs feedback: say what to change');
+      return powers.answer(input.requestId, input.approve, input.feedback);
+    }),
+});
+
+export const reportTool = defineTool({
+  name: 'report',
+  description:
+    'Tell the person running the team how the goal goes (they read user.jsonl). final: true is your report when the goal is done or cannot be done: ' +
+    'say what was built, which tasks completed and which failed, and why.',
+  input: z.object({
+    content: z
+      .string()
+      .min(1)
+      .max(64 * 1024),
+    final: z.boolean().default(false),
+  }),
+  needsApprovedPlan: false,
+  run: (input, ctx) => lead(ctx, (powers) => powers.report(input.content, input.final)),
+});

@@ -1,0 +1,88 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { requestDaemon } from '../../src/daemon/control-client.js';
+import { readInboxFrom } from '../../src/inbox/inbox-file.js';
+import type { ScriptStep } from '../../src/model/offline/script.js';
+import { statePaths } from '../../src/paths.js';
+import { openBoard } from '../helpers/board.js';
+import { member, startDaemon } from '../helpers/daemon.js';
+import { runTeamd } from '../helpers/processes.js';
+import { recordedRequests } from '../helpers/recorded-requests.js';
+import { savedSessionText } from '../helpers/session.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { waitFor } from '../helpers/wait.js';
+
+async function teamWithLead(script: ScriptStep[], settings: Record<string, unknown> = {}) {
+  const ws = makeTempDir('teamd-ws-');
+  const dir = path.join(ws, '.team');
+  const { board } = openBoard(dir);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'offline-script.json'), JSON.stringify({ lead: script }));
+  const record = path.join(ws, 'requests.jsonl');
+  await startDaemon(dir, { env: { TEAMD_OFFLINE_RECORD: record }, settings });
+  const paths = statePaths(dir);
+  const started = (await requestDaemon(paths, { op: 'lead' })) as { started: boolean };
+  expect(started.started).toBe(true);
+  return { ws, dir, board, paths, requests: () => recordedRequests(record), session: () => savedSessionText(paths.sessionFile('lead')) };
+}
+
+describe('the lead agent', () => {
+  it('is the member lead: it staffs the team, creates tasks, never claims one, and reports to the person', async () => {
+    const t = await teamWithLead([
+      { toolUse: { name: 'spawn_teammate', input: { name: 'alice', role: 'coder' } } },
+      { toolUse: { name: 'create_task', input: { subject: 'build', description: '```sh\necho built\n```' } } },
+      { toolUse: { name: 'list_teammates', input: {} } },
+      { toolUse: { name: 'report', input: { content: 'alice builds it', final: true } } },
+      { stopReason: 'end_turn', text: 'Waiting for the team.' },
+    ]);
+    expect((await runTeamd(['send', 'lead', 'build the thing', '--from', 'user', '--dir', t.dir])).code).toBe(0);
+    // The lead creates task 1: until then there is none.
+    const done = () => {
+      try {
+        return t.board.get(1).status === 'completed' || undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    await waitFor(done, 'task 1 done');
+    expect(t.board.get(1).owner).toBe('alice');
+    expect(member(t.dir, 'lead')).toMatchObject({ role: 'lead' });
+    expect(member(t.dir, 'alice')).toMatchObject({ role: 'coder' });
+    // Its tools: the lead's, without bash, file writes or claims.
+    // Scripted answers are not recorded: this is its request after alice's report of task 1 woke it.
+    const first = await waitFor(() => t.requests().find((r) => r.teammate === 'lead'), "the lead's request");
+    expect(first.tools).toEqual(expect.arrayContaining(['spawn_teammate', 'create_task', 'review_plan', 'report', 'list_teammates', 'cancel_task']));
+    for (const tool of ['bash', 'write_file', 'edit_file', 'claim_task', 'complete_task']) expect(first.tools).not.toContain(tool);
+    expect(first.system).toContain('You are the lead of the team');
+    await waitFor(() => t.session().includes('alice (coder)') || undefined, 'list_teammates in the session');
+    const reports = await waitFor(() => {
+      const found = readInboxFrom(t.paths.inboxFile('user'), 0).messages.map((m) => m.message);
+      return found.length > 0 ? found : undefined;
+    }, 'the report');
+    expect(reports[0]).toMatchObject({ from: 'lead', to: 'user', content: 'alice builds it', report: 'final' });
+    // It reads lead.jsonl with its own cursor: the person's is untouched.
+    expect(fs.existsSync(t.paths.leadAgentCursor)).toBe(true);
+    expect(fs.existsSync(t.paths.cursorFile('lead'))).toBe(false);
+    // Started again: left as it is.
+    expect(((await requestDaemon(t.paths, { op: 'lead' })) as { started: boolean }).started).toBe(false);
+  });
+
+  it('review_plan with a request id that names no request is an error the lead reads', async () => {
+    const t = await teamWithLead([{ toolUse: { name: 'review_plan', input: { requestId: 'abcd', approve: true } } }]);
+    expect((await runTeamd(['send', 'lead', 'hello', '--from', 'user', '--dir', t.dir])).code).toBe(0);
+    await waitFor(() => t.session().includes('no request') || t.session().includes('abcd') || undefined, 'the answer');
+    expect(t.session()).toMatch(/"is_error":true/);
+  });
+
+  it('the names lead and user are not for teammates', async () => {
+    const ws = makeTempDir('teamd-ws-');
+    const dir = path.join(ws, '.team');
+    await startDaemon(dir);
+    for (const name of ['lead', 'user']) {
+      const spawned = await runTeamd(['spawn', name, 'coder', '--dir', dir]);
+      expect(spawned.code).toBe(2);
+      expect(spawned.stderr).toContain(`the name "${name}" is reserved`);
+    }
+  });
+});

@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { Mailbox } from '../../src/inbox/mailbox.js';
+import { readInboxFrom } from '../../src/inbox/inbox-file.js';
+import { leadPowers } from '../../src/teammate/lead-powers.js';
+import { writeRoster } from '../helpers/team.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+/** A team folder where alice has asked the lead for a plan approval and for a permission. */
+function withRequests(leadAnswers?: { plans?: boolean; permissions?: boolean }) {
+  const root = path.join(makeTempDir('teamd-ws-'), '.team');
+  const paths = writeRoster(root, ['alice']);
+  if (leadAnswers) {
+    const config = JSON.parse(fs.readFileSync(paths.config, 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(paths.config, JSON.stringify({ ...config, settings: { leadAnswers } }));
+  }
+  const mailbox = new Mailbox({ paths, logger: createLogger() });
+  const plan = mailbox.send({ from: 'alice', to: 'lead', type: 'plan_approval_request', content: 'my plan', extra: { taskId: 1 } });
+  const permission = mailbox.send({ from: 'alice', to: 'lead', type: 'permission_request', content: 'may I', extra: { tool: 'bash', input: {} } });
+  const answers = () => readInboxFrom(paths.inboxFile('alice'), 0).messages.map((m) => m.message);
+  return { paths, powers: leadPowers({ paths, mailbox }), plan: plan.requestId!, permission: permission.requestId!, answers };
+}
+
+describe("the lead agent's powers", () => {
+  it('answers a plan request, signed as the lead; a second answer is refused', () => {
+    const { powers, plan, answers } = withRequests();
+    expect(powers.answer(plan, true, 'good plan')).toBe(`approved alice's plan request ${plan.slice(0, 8)} for task 1`);
+    expect(answers()).toEqual([
+      expect.objectContaining({ type: 'plan_approval_response', from: 'lead', approve: true, content: 'good plan', sig: expect.any(String) }),
+    ]);
+    expect(() => powers.answer(plan, false, 'changed my mind')).toThrow(/was already approved/);
+  });
+
+  it('leaves permission requests to the person unless leadAnswers.permissions says otherwise; plans too when leadAnswers.plans is false', () => {
+    const byDefault = withRequests();
+    expect(() => byDefault.powers.answer(byDefault.permission, true, '')).toThrow(
+      `permission requests are answered by the person (teamd approve|reject ${byDefault.permission.slice(0, 8)})`,
+    );
+    expect(byDefault.answers()).toEqual([]);
+    const widened = withRequests({ permissions: true, plans: false });
+    expect(widened.powers.answer(widened.permission, false, 'not now')).toMatch(/^rejected alice's permission request/);
+    expect(() => widened.powers.answer(widened.plan, true, '')).toThrow(/plan requests are answered by the person/);
+  });
+
+  it('reports to the person in user.jsonl, marking the final report', () => {
+    const { paths, powers } = withRequests();
+    powers.report('halfway', false);
+    powers.report('done: 3 tasks completed', true);
+    const told = readInboxFrom(paths.inboxFile('user'), 0).messages.map((m) => m.message);
+    expect(told).toEqual([
+      expect.objectContaining({ from: 'lead', to: 'user', content: 'halfway', report: 'progress' }),
+      expect.objectContaining({ from: 'lead', to: 'user', content: 'done: 3 tasks completed', report: 'final' }),
+    ]);
+  });
+});
