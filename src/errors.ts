@@ -25,6 +25,8 @@ export type ErrorCode =
   | 'CONCURRENT_WRITE'
   | 'LOCK_TIMEOUT'
   | 'MCP_FAILED'
+  | 'GOAL_NOT_DONE'
+  | 'DETACHED'
   | 'IO';
 
 export class TeamdError extends Error {

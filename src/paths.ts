@@ -22,6 +22,8 @@ export interface StatePaths {
   readonly logsDir: string;
   readonly runDir: string;
   readonly daemonPid: string;
+  /** The goal teamd run handed the lead agent last: `{goalId, goal, startedAt, userOffset, leadOffset}` (lead/run-record.ts). */
+  readonly runGoal: string;
   readonly daemonSocket: string;
   /** Its mtime: when the daemon last looked at the board for ready work (board/look-marker.ts). */
   readonly boardLooked: string;
@@ -89,6 +91,7 @@ export function statePaths(stateDir: string): StatePaths {
     logsDir,
     runDir,
     daemonPid: path.join(runDir, 'daemon.pid'),
+    runGoal: path.join(runDir, 'goal.json'),
     daemonSocket: path.join(runDir, 'daemon.sock'),
     boardLooked: path.join(runDir, 'board-looked'),
     protocolKey: path.join(runDir, 'protocol.key'),

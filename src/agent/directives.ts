@@ -1,5 +1,5 @@
 import type { Task } from '../board/task.js';
-import type { Message } from '../inbox/message.js';
+import { REQUEST_TYPES, type Message } from '../inbox/message.js';
 
 /**
  * What the runtime injects into a conversation starts with a tag like `[teamd:task id=3]`:
@@ -8,7 +8,15 @@ import type { Message } from '../inbox/message.js';
 export type Directive =
   | { readonly kind: 'task'; readonly id: number }
   | { readonly kind: 'resume'; readonly id: number }
-  | { readonly kind: 'message'; readonly from: string; readonly type: string }
+  | {
+      readonly kind: 'message';
+      readonly from: string;
+      readonly type: string;
+      readonly request?: string;
+      readonly task?: number;
+      /** A message from the person (user): its id, which names a goal's steps (task keys). */
+      readonly goal?: string;
+    }
   | { readonly kind: 'plan'; readonly approve: boolean }
   | { readonly kind: 'identity' }
   | { readonly kind: 'continue' }
@@ -45,7 +53,14 @@ export function parseDirective(text: string): Directive | null {
     case 'resume':
       return { kind: 'resume', id: Number(attrs.task ?? attrs.id) };
     case 'message':
-      return { kind: 'message', from: attrs.from ?? 'lead', type: attrs.type ?? 'message' };
+      return {
+        kind: 'message',
+        from: attrs.from ?? 'lead',
+        type: attrs.type ?? 'message',
+        ...(attrs.request ? { request: attrs.request } : {}),
+        ...(attrs.task ? { task: Number(attrs.task) } : {}),
+        ...(attrs.goal ? { goal: attrs.goal } : {}),
+      };
     case 'plan':
       return { kind: 'plan', approve: attrs.approve === 'true' };
     case 'identity':
@@ -82,7 +97,11 @@ export function resumeDirective(task: Pick<Task, 'id' | 'subject' | 'description
 }
 
 export function messageDirective(message: Message): string {
-  return `[teamd:message from=${message.from} type=${message.type}]\nMessage from ${message.from}${message.type === 'message' ? '' : ` (${message.type})`}:\n${message.content}`;
+  // A request names its id (review_plan answers it) and its task, for whoever answers it.
+  const request = message.requestId && REQUEST_TYPES.includes(message.type) ? ` request=${message.requestId}` : '';
+  const task = typeof message.taskId === 'number' ? ` task=${message.taskId}` : '';
+  const goal = message.from === 'user' ? ` goal=${message.id}` : '';
+  return `[teamd:message from=${message.from} type=${message.type}${request}${task}${goal}]\nMessage from ${message.from}${message.type === 'message' ? '' : ` (${message.type})`}:\n${message.content}`;
 }
 
 /** The prompt of a one-shot helper (teammate/subagent.ts). */

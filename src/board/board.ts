@@ -41,6 +41,10 @@ export interface NewTask {
   readonly blockedBy?: readonly number[] | undefined;
   /** Work it in its own git worktree, made from `base` when claimed; the name defaults to `<id>-<slug of the subject>`. */
   readonly worktree?: { readonly name?: string | undefined; readonly base: string } | undefined;
+  /** Who adds it (a teammate or the lead agent; none for the person). */
+  readonly createdBy?: string | undefined;
+  /** Makes the add idempotent: a task with this key already on the board is returned as it is. */
+  readonly key?: string | undefined;
 }
 
 export interface BoardDeps {
@@ -94,11 +98,15 @@ export class Board {
     const blockedBy = dedupe(input.blockedBy ?? []);
     const role = input.role === undefined ? undefined : validateOneLine('role', validateText('role', input.role.trim(), 64, true));
     this.store.ensureDir();
+    const key = input.key === undefined ? undefined : validateOneLine('key', validateText('key', input.key.trim(), 200, true));
     return this.locker.withLock(this.paths.boardLock, () => {
+      // Under the board lock, as every add: two adds of one key never both make a task.
+      const existing = key === undefined ? undefined : this.list().tasks.find((task) => task.key === key);
+      if (existing) return existing;
       this.refuseUnknownBlockers(blockedBy);
       const id = allocateId({ paths: this.paths, store: this.store, tokens: this.tokens, logger: this.logger });
       const worktree = input.worktree ? worktreeFor(id, subject, input.worktree) : undefined;
-      const task = newTask(id, { subject, description, blockedBy, role, worktree }, this.timestamp());
+      const task = newTask(id, { subject, description, blockedBy, role, worktree, createdBy: input.createdBy, key }, this.timestamp());
       try {
         this.store.write(task);
       } catch (error) {

@@ -49,6 +49,10 @@ export const taskSchema = z
     role: z.string().min(1).max(64).nullable().optional(),
     /** The git worktree the task is worked in (docs/worktrees.md); absent for tasks worked in the workspace. */
     worktree: worktreeSchema.optional(),
+    /** Who added it, when a teammate or the lead agent did (a run's tasks are the lead's since its goal). */
+    createdBy: nameSchema.optional(),
+    /** Its creator's key for it: a second add with the same key returns this task instead of making another. */
+    key: z.string().min(1).max(200).optional(),
   })
   .refine((task) => (task.status === 'pending') === (task.owner === null) || isTerminalStatus(task.status), {
     message: 'a pending task has no owner and an in_progress task has one',
@@ -65,10 +69,17 @@ function isTerminalStatus(status: TaskStatus): boolean {
 /** A task as `add` creates it: pending, unowned, never claimed. Inputs must already be validated. */
 export function newTask(
   id: number,
-  fields: Pick<Task, 'subject' | 'description' | 'blockedBy'> & { role?: string | undefined; worktree?: TaskWorktree | undefined },
+  fields: Pick<Task, 'subject' | 'description' | 'blockedBy'> & {
+    role?: string | undefined;
+    worktree?: TaskWorktree | undefined;
+    createdBy?: string | undefined;
+    key?: string | undefined;
+  },
   now: string,
 ): Task {
   return {
+    ...(fields.createdBy === undefined ? {} : { createdBy: fields.createdBy }),
+    ...(fields.key === undefined ? {} : { key: fields.key }),
     ...(fields.role === undefined ? {} : { role: fields.role }),
     ...(fields.worktree === undefined ? {} : { worktree: fields.worktree }),
     id,

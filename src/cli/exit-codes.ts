@@ -7,6 +7,9 @@ export const EXIT_NOTHING_READY = 3;
 /** The board refused a change because of its state: not ready, not yours, stale claim, wrong status. */
 export const EXIT_CONFLICT = 4;
 
+/** teamd run after Ctrl-C: the team works on without the terminal (128 + SIGINT, as a shell reports it). */
+export const EXIT_DETACHED = 130;
+
 export function exitCodeFor(code: ErrorCode): number {
   switch (code) {
     case 'USAGE':
@@ -35,10 +38,13 @@ export function exitCodeFor(code: ErrorCode): number {
     case 'LOCK_TIMEOUT':
     case 'IO':
     case 'MCP_FAILED':
+    case 'GOAL_NOT_DONE':
     case 'DAEMON_NOT_RUNNING':
     case 'DAEMON_START_FAILED':
     case 'PROTOCOL':
       return EXIT_FAILURE;
+    case 'DETACHED':
+      return EXIT_DETACHED;
     default:
       return assertNever(code);
   }

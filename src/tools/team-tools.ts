@@ -39,17 +39,29 @@ export const getTaskTool = defineTool({
 
 export const createTaskTool = defineTool({
   name: 'create_task',
-  description: 'Add a task to the board, optionally blocked by other task ids.',
+  description:
+    'Add a task to the board, optionally blocked by other task ids. Give a key (e.g. your step name) to make it safe to repeat: the same key never makes a second task.',
   input: z.object({
     subject: z.string().min(1).max(MAX_SUBJECT_CHARS),
     description: z.string().max(MAX_DESCRIPTION_CHARS).optional(),
     blocked_by: z.array(taskIdSchema).optional(),
+    /** A key of your choosing: creating a task with a key already on the board returns that task instead of a second one. */
+    key: z.string().min(1).max(200).optional(),
   }),
   needsApprovedPlan: true,
   // The team setting "worktrees": "always" reaches tasks a teammate creates too.
   run: (input, ctx) =>
     expected(async () =>
-      json(await ctx.board.add({ subject: input.subject, description: input.description, blockedBy: input.blocked_by, worktree: teamWorktree(ctx.stateDir) })),
+      json(
+        await ctx.board.add({
+          subject: input.subject,
+          description: input.description,
+          blockedBy: input.blocked_by,
+          worktree: teamWorktree(ctx.stateDir),
+          createdBy: ctx.name,
+          key: input.key,
+        }),
+      ),
     ),
 });
 

@@ -29,6 +29,19 @@ describe('Board on real files', () => {
     expect(fs.readdirSync(paths.tasksDir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('an add with a key already on the board returns that task: a creator repeating a step makes no second task', async () => {
+    const { board } = openBoard(path.join(makeTempDir(), '.team'));
+    const first = await board.add({ subject: 'build', createdBy: 'lead', key: 'goal-1/build' });
+    await board.complete(first.id, {}, 'done');
+    const again = await board.add({ subject: 'build, said again', createdBy: 'lead', key: 'goal-1/build' });
+    expect(again).toMatchObject({ id: first.id, subject: 'build', status: 'completed', createdBy: 'lead', key: 'goal-1/build' });
+    const other = await board.add({ subject: 'build', key: 'goal-2/build' });
+    expect(other.id).toBe(first.id + 1);
+    const racing = await Promise.all([board.add({ subject: 'x', key: 'same' }), board.add({ subject: 'x', key: 'same' })]);
+    expect(racing[0].id).toBe(racing[1].id);
+    expect(board.list().tasks).toHaveLength(3);
+  });
+
   it('lists in numeric order, not string order', async () => {
     const { board } = openBoard(makeTempDir());
     for (let i = 0; i < 12; i++) await board.add({ subject: `task ${i + 1}` });

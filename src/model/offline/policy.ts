@@ -1,5 +1,7 @@
 import * as z from 'zod';
-import { parseDirective, PLAN_REQUIRED_MARKER, type Directive } from '../../agent/directives.js';
+import { PLAN_REQUIRED_MARKER } from '../../agent/directives.js';
+import { call, flatten, lastIndex, say, type Step } from './turns.js';
+import { decideLead } from './lead-policy.js';
 
 /** The parts of a Messages API request the offline model looks at. */
 export interface OfflineRequest {
@@ -25,12 +27,6 @@ export interface OfflineTurn {
 
 export { PLAN_REQUIRED_MARKER } from '../../agent/directives.js';
 
-interface Step {
-  readonly directive?: { directive: Directive; text: string };
-  readonly toolUse?: { id: string; name: string; input: Record<string, unknown> };
-  readonly result?: { id: string; text: string; isError: boolean };
-}
-
 /**
  * The offline model: deterministic, stateless (everything it needs is in the conversation).
  * For a task it runs each line of the description's ```sh block with bash, one call per line,
@@ -41,6 +37,8 @@ interface Step {
 export function decideOffline(request: OfflineRequest): OfflineTurn {
   const steps = flatten(request.messages);
   if (steps.at(-1)?.directive?.directive.kind === 'summarize') return say(summarize(steps));
+  // The lead agent (it has the lead's tools): it leads a goal instead of doing tasks.
+  if (request.tools.includes('spawn_teammate') && request.tools.includes('review_plan')) return decideLead(steps);
   const last = lastIndex(
     steps,
     (s) => s.directive !== undefined && ['task', 'resume', 'message', 'plan', 'remind', 'released', 'job', 'subtask'].includes(s.directive.directive.kind),
@@ -185,37 +183,6 @@ export function shellCommands(text: string): string[] {
     .filter((line) => line.length > 0 && !line.startsWith('#'));
 }
 
-function flatten(messages: OfflineRequest['messages']): Step[] {
-  const steps: Step[] = [];
-  for (const message of messages) {
-    const blocks: readonly Block[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
-    for (const block of blocks) {
-      if (block.type === 'text' && message.role === 'user') {
-        const text = String(block.text);
-        const directive = parseDirective(text);
-        if (directive) steps.push({ directive: { directive, text } });
-      } else if (block.type === 'tool_use') {
-        const use = block as { id: string; name: string; input: Record<string, unknown> };
-        steps.push({ toolUse: { id: use.id, name: use.name, input: use.input } });
-      } else if (block.type === 'tool_result') {
-        // Messages that arrive mid-task ride in the last tool result's content, after its output.
-        const result = block as { tool_use_id: string; content?: string | readonly { type: string; text?: string }[]; is_error?: boolean };
-        const parts = typeof result.content === 'string' ? [result.content] : (result.content ?? []).map((c) => c.text ?? '');
-        const riders = parts.flatMap((text) => {
-          const directive = parseDirective(text);
-          return directive ? [{ directive: { directive, text } }] : [];
-        });
-        const output = parts.filter((text) => !parseDirective(text)).join('');
-        // A call cut off by the output limit was not run: as if it had never been made.
-        const notRun = riders.some((r) => r.directive.directive.kind === 'continue');
-        if (!notRun) steps.push({ result: { id: result.tool_use_id, text: output, isError: result.is_error === true } });
-        steps.push(...riders);
-      }
-    }
-  }
-  return steps;
-}
-
 /** A summary the offline model can pick up again: how far its open task got. */
 function summarize(steps: readonly Step[]): string {
   const tasks = [...new Set(steps.flatMap((s) => (s.directive && 'id' in s.directive.directive ? [s.directive.directive.id] : [])))];
@@ -243,22 +210,6 @@ function carriedProgress(steps: readonly Step[], id: number): number {
   const summary = steps.findLast((s) => s.directive?.directive.kind === 'summary');
   const match = summary ? new RegExp(`Progress: task ${id}, (\\d+) calls done`).exec(summary.directive!.text) : null;
   return match ? Number(match[1]) : 0;
-}
-
-let sequence = 0;
-
-function call(name: string, input: Record<string, unknown>): OfflineTurn {
-  sequence += 1;
-  return { content: [{ type: 'tool_use', id: `toolu_offline_${Date.now().toString(36)}_${sequence}`, name, input }], stop_reason: 'tool_use' };
-}
-
-function say(text: string): OfflineTurn {
-  return { content: [{ type: 'text', text }], stop_reason: 'end_turn' };
-}
-
-function lastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
-  for (let i = items.length - 1; i >= 0; i--) if (predicate(items[i]!)) return i;
-  return -1;
 }
 
 function firstLine(text: string, max: number): string {
