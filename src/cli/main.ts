@@ -56,6 +56,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
   skills: async () => (await import('./commands/knowledge.js')).skillsCommand,
   service: async () => (await import('./commands/service.js')).serviceCommand,
   run: async () => (await import('./commands/run.js')).runCommand,
+  lead: async () => (await import('./commands/lead.js')).leadCommand,
   task: async () => (await import('./commands/task.js')).taskCommand,
   send: async () => (await import('./commands/messages.js')).sendCommand,
   broadcast: async () => (await import('./commands/messages.js')).broadcastCommand,

@@ -9,6 +9,8 @@ export interface Io {
   readonly cwd: string;
   /** All of standard input, for arguments given as '-'. */
   readonly readStdin: () => Promise<string>;
+  /** Standard input as a stream, for a command that reads it line by line as it comes (teamd lead). */
+  readonly stdin?: NodeJS.ReadableStream;
   /**
    * A closed stdout or stderr ends a command quietly (closed-pipe.ts); a daemon run in the
    * foreground calls this to outlive them instead.
@@ -23,6 +25,7 @@ export function processIo(keepRunningOnClosedPipe?: () => void): Io {
     err: (text) => process.stderr.write(text),
     env: process.env,
     cwd: process.cwd(),
+    stdin: process.stdin,
     readStdin: async () => {
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);

@@ -90,6 +90,31 @@ describe('teamd run', () => {
     expect(answers).toEqual([expect.objectContaining({ from: 'lead', approve: true, content: 'It fits task 1 of the goal.' })]);
   });
 
+  it('the lead killed -9 is restarted and goes on from its session: no task is created twice', async () => {
+    const { ws, dir, board } = await workspace();
+    const plan = {
+      team: [{ name: 'alice', role: 'coder' }],
+      tasks: [
+        { id: 'w', subject: 'wait for go', sh: 'while [ ! -f go ]; do sleep 0.05; done' },
+        { id: 'n', subject: 'next', sh: 'echo next', blockedBy: ['w'] },
+      ],
+    };
+    const run = startRun(dir, goal('Wait, then go on.', plan));
+    await waitFor(() => board.list().tasks.length === 2 && board.list().tasks.find((t) => t.status === 'in_progress'), 'both tasks, one claimed');
+    const first = await waitFor(() => member(dir, 'lead')?.pid ?? undefined, "the lead's pid");
+    process.kill(first, 'SIGKILL');
+    await waitFor(() => {
+      const lead = member(dir, 'lead');
+      return lead?.pid && lead.pid !== first && lead.status === 'idle' ? lead : undefined;
+    }, 'the lead restarted');
+    fs.writeFileSync(path.join(ws, 'go'), '');
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Goal done: all 2 tasks completed.');
+    expect(board.list().tasks.map((t) => t.subject)).toEqual(['wait for go', 'next']);
+    expect(member(dir, 'lead')!.restarts).toBeGreaterThanOrEqual(1);
+  });
+
   it('refuses an empty goal, a malformed plan (nothing created) and a second goal while one runs; Ctrl-C detaches and --attach follows again', async () => {
     const { ws, dir, board, paths } = await workspace();
     const empty = await runTeamd(['run', '  ', '--dir', dir]);
