@@ -15,7 +15,7 @@ import { Doorbell } from '../watch/doorbell.js';
 import { DEMO_TASKS } from './demo-project.js';
 
 /** What the demo's teammates may run: its tasks' commands, and nothing else without asking. */
-const DEMO_SETTINGS = {
+export const DEMO_SETTINGS = {
   permissions: {
     allow: ['Bash(mkdir:*)', 'Bash(printf:*)', 'Bash(node:*)', 'Bash(tar:*)', 'Edit(calc/**)'],
     deny: ['Bash(rm -rf:*)', 'Bash(curl:*)'],

@@ -6,7 +6,7 @@ import { isAlive } from '../../src/daemon/pid-file.js';
 import type { DemoSummary } from '../../src/demo/run-demo.js';
 import type { WorktreeDemoSummary } from '../../src/demo/worktree-demo.js';
 import { spawn } from 'node:child_process';
-import { TEAMD_BIN, runTeamd, waitForLine } from '../helpers/processes.js';
+import { processesRunning, TEAMD_BIN, runTeamd, waitForLine } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('teamd demo', () => {
@@ -39,6 +39,17 @@ describe('teamd demo', () => {
     expect(result.stderr).toMatch(/conflict in greeting\.txt; merge aborted, workspace clean \(git status: nothing to commit\)/);
     expect(fs.existsSync(summary.workspace)).toBe(false);
     expect((await runTeamd(['demo', 'rockets'])).stderr).toMatch(/there is no demo "rockets"/);
+  });
+
+  it('demo lead: the lead agent builds the project from one goal and reports; nothing is left running or on disk', async () => {
+    const result = await runTeamd(['demo', 'lead']);
+    expect(result.code, result.stderr).toBe(0);
+    const workspace = /workspace (\S+): one goal for the lead agent/.exec(result.stdout)?.[1];
+    expect(workspace).toBeDefined();
+    expect(result.stdout).toContain('task 6 created: Package a release (after 5)');
+    expect(result.stdout).toContain('The lead reports:\nGoal done: all 6 tasks completed.');
+    expect(fs.existsSync(workspace!)).toBe(false);
+    expect(processesRunning(workspace!)).toEqual([]);
   });
 
   it('--keep leaves the built workspace and the daemon for poking at', async () => {

@@ -3,6 +3,9 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { runDemo, formatSummary } from '../../demo/run-demo.js';
 import { runWorktreeDemo } from '../../demo/worktree-demo.js';
+import { leadDemoGoal, prepareLeadDemo } from '../../demo/lead-demo.js';
+import { openContext } from '../context.js';
+import { follow, handOver } from './run.js';
 import { TeamdError } from '../../errors.js';
 import { createLogger } from '../../logger.js';
 import { startDetachedDaemon, stopDaemonAndWait } from '../daemon-process.js';
@@ -13,12 +16,15 @@ import type { StatePaths } from '../../paths.js';
 export function demoCommand(io: Io): Command {
   return new Command('demo')
     .description('watch a team of three build, test and package a small project, offline (no API key), in a temporary folder')
-    .argument('[which]', "'worktrees': two teammates change one file in their own git worktrees, then merge and conflict")
+    .argument(
+      '[which]',
+      "'worktrees': two teammates change one file in their own git worktrees, then merge and conflict; 'lead': the lead agent builds the project from one goal",
+    )
     .option('--keep', 'leave the workspace and the daemon running afterwards, to poke at')
     .option('--json', 'print the summary as JSON on stdout (the live view goes to stderr)')
     .action(async (which: string | undefined, options: { keep?: boolean; json?: boolean }) => {
-      if (which !== undefined && which !== 'worktrees')
-        throw new TeamdError('USAGE', `there is no demo ${JSON.stringify(which)}: teamd demo, or teamd demo worktrees`);
+      if (which !== undefined && which !== 'worktrees' && which !== 'lead')
+        throw new TeamdError('USAGE', `there is no demo ${JSON.stringify(which)}: teamd demo, teamd demo worktrees, or teamd demo lead`);
       const time = (): string => new Date().toISOString().slice(11, 19);
       const show = (line: string): void => (options.json ? io.err : io.out)(`${time()}  ${line}\n`);
       // A closed pipe (teamd demo | head) or Ctrl-C must not leave the demo's daemon running.
@@ -46,6 +52,23 @@ export function demoCommand(io: Io): Command {
         show,
         logger: createLogger(),
       };
+      if (which === 'lead') {
+        // One goal to the lead agent, which staffs the team, creates the tasks and reports, as teamd run shows it.
+        const paths = prepareLeadDemo();
+        show(`workspace ${path.dirname(paths.root)}: one goal for the lead agent, offline model`);
+        const info = await hooks.startDaemon(paths);
+        try {
+          const context = openContext(io, paths.root, 'write');
+          await follow(io, context, await handOver(io, context, leadDemoGoal(), {}), false);
+        } finally {
+          for (const signal of signals) process.off(signal, interrupt);
+          if (options.keep !== true) {
+            await stopDaemonAndWait(paths, info);
+            fs.rmSync(path.dirname(paths.root), { recursive: true, force: true });
+          } else io.out(`kept: ${path.dirname(paths.root)} (teamd stop --dir ${paths.root} when done)\n`);
+        }
+        return;
+      }
       if (which === 'worktrees') {
         const result = await runWorktreeDemo(hooks, options.keep === true).finally(() => {
           for (const signal of signals) process.off(signal, interrupt);

@@ -17,7 +17,7 @@ import type { Io } from '../output.js';
 import { parseNonNegativeInt } from '../parsers.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 
-interface RunOptions extends CommonOptions {
+export interface RunOptions extends CommonOptions {
   team?: { name: string; role: string }[];
   untilDone?: boolean;
   budgetTokens?: number;
@@ -62,7 +62,7 @@ export function runCommand(io: Io): Command {
 }
 
 /** Starts what is not running (the daemon, the team asked for, the lead agent) and sends the goal to the lead as the person. */
-async function handOver(io: Io, { paths, mailbox }: CommandContext, goal: string, options: RunOptions): Promise<RunRecord> {
+export async function handOver(io: Io, { paths, mailbox }: CommandContext, goal: string, options: RunOptions): Promise<RunRecord> {
   if (!readLiveDaemon(paths)) {
     const info = await startDetachedDaemon(io, paths, {});
     io.err(`started the teamd daemon (pid ${info.pid})\n`);
@@ -87,7 +87,7 @@ async function handOver(io: Io, { paths, mailbox }: CommandContext, goal: string
 }
 
 /** Prints the goal's tasks as they change and the messages to and from the lead, until the lead's final report (and, with --until-done, the tasks settle). */
-async function follow(io: Io, { paths, board, logger }: CommandContext, record: RunRecord, untilDone: boolean): Promise<void> {
+export async function follow(io: Io, { paths, board, logger }: CommandContext, record: RunRecord, untilDone: boolean): Promise<void> {
   const bell = await Doorbell.open({ dirs: [paths.tasksDir, paths.doneDir, paths.inboxDir], rescanMs: 1000, logger });
   const seen = new Map<number, string>();
   let userAt = record.userOffset;
