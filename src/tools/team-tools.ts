@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, MAX_SUBJECT_CHARS, TASK_STATUSES, taskIdSchema } from '../board/task.js';
 import { isTeamdError } from '../errors.js';
 import { defineTool, toolError, type ToolResult } from './tool.js';
-import { teamWorktree } from '../worktree/team-setting.js';
+import { askedWorktree, teamWorktree } from '../worktree/team-setting.js';
 
 /** Board and mailbox errors are expected outcomes for the model (not ready, not yours): return them. */
 export async function expected(run: () => Promise<ToolResult> | ToolResult): Promise<ToolResult> {
@@ -47,22 +47,26 @@ export const createTaskTool = defineTool({
     blocked_by: z.array(taskIdSchema).optional(),
     /** A key of your choosing: creating a task with a key already on the board returns that task instead of a second one. */
     key: z.string().min(1).max(200).optional(),
+    /** true: worked in its own git worktree (from the workspace's HEAD); false: in the workspace; absent: as the team setting "worktrees" says. */
+    worktree: z.boolean().optional(),
   }),
   needsApprovedPlan: true,
   // The team setting "worktrees": "always" reaches tasks a teammate creates too.
   run: (input, ctx) =>
-    expected(async () =>
-      json(
+    expected(async () => {
+      const asked = input.worktree === true ? askedWorktree(ctx.stateDir) : undefined;
+      if (asked && 'error' in asked) return toolError(asked.error);
+      return json(
         await ctx.board.add({
           subject: input.subject,
           description: input.description,
           blockedBy: input.blocked_by,
-          worktree: teamWorktree(ctx.stateDir),
+          worktree: input.worktree === undefined ? teamWorktree(ctx.stateDir) : asked,
           createdBy: ctx.name,
           key: input.key,
         }),
-      ),
-    ),
+      );
+    }),
 });
 
 export const claimTaskTool = defineTool({

@@ -23,7 +23,7 @@ async function team() {
   await startDaemon(dir, { env: { TEAMD_OFFLINE_RECORD: record } });
   const session = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/teamd'), 'lead', '--dir', dir], { stdio: 'pipe' });
   sessions.push(session);
-  return { dir, session, output: collectOutput(session), requests: () => recordedRequests(record) };
+  return { dir, board, session, output: collectOutput(session), requests: () => recordedRequests(record) };
 }
 
 describe('teamd lead', () => {
@@ -42,12 +42,15 @@ describe('teamd lead', () => {
   });
 
   it("sends what the person types to the lead, starting it, and prints the lead's reply as it comes", async () => {
-    const { dir, session, output } = await team();
+    const { dir, board, session, output } = await team();
     session.stdin.write('hello lead\n');
     // Offline, the lead answers a goal without a teamd-plan block with a final report saying so.
     const reply = await waitForLine(session, /^lead \(report\): /);
     expect(reply).toContain('Offline, I lead only goals with a ```teamd-plan block');
     expect(member(dir, 'lead')).toMatchObject({ role: 'lead' });
+    // The team's events come in between: a task added now is shown.
+    await board.add({ subject: 'new work' });
+    await waitForLine(session, /^task 2 created: new work$/);
     session.stdin.end();
     const result = await output;
     expect(result.code, result.stderr).toBe(0);

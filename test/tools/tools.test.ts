@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +13,22 @@ import { createShellLauncher } from '../../src/sandbox/shell-launcher.js';
 import { toolContext as context } from '../helpers/tool-context.js';
 
 describe('tools', () => {
+  it('create_task records its creator, is idempotent per key, and gives a worktree when asked where the workspace is a git repository', async () => {
+    const registry = new ToolRegistry();
+    const ctx = context({ name: 'lead' });
+    const add = async (input: Record<string, unknown>) => registry.run('create_task', input, ctx);
+    const first = await add({ subject: 'build', key: 'goal/build' });
+    expect(JSON.parse(first.content)).toMatchObject({ id: 1, createdBy: 'lead', key: 'goal/build' });
+    expect(JSON.parse((await add({ subject: 'build again', key: 'goal/build' })).content)).toMatchObject({ id: 1, subject: 'build' });
+    const refused = await add({ subject: 'in a worktree', worktree: true });
+    expect(refused).toEqual({ isError: true, content: `${ctx.workspace} is not a git repository: a task there cannot have a worktree` });
+    const git = (...args: string[]) => execFileSync('git', ['-C', ctx.workspace, ...args], { stdio: 'ignore' });
+    git('init', '-q');
+    git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'first');
+    const made = JSON.parse((await add({ subject: 'in a worktree', worktree: true })).content) as { id: number; worktree?: { base: string } };
+    expect(made.worktree?.base).toMatch(/\S/);
+  });
+
   it('confine paths to the workspace: no ../, no absolute paths outside, no symlinks, no state folder whatever its name', async () => {
     const ws = makeTempDir('teamd-ws-');
     const stateDir = path.join(ws, 'state');

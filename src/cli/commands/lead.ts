@@ -12,6 +12,7 @@ import { openContext, type CommandContext } from '../context.js';
 import { formatMessage } from '../format-message.js';
 import { formatColumns, formatTaskTable, type Io } from '../output.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
+import { describeChange } from './run.js';
 
 const HELP = 'type to talk to the lead; /team, /tasks, /inbox, /plans show the team without asking the lead; /quit (or Ctrl-D) leaves';
 
@@ -28,15 +29,23 @@ export function leadCommand(io: Io): Command {
     const input = io.stdin;
     if (!input) throw new TeamdError('USAGE', 'teamd lead reads standard input');
     io.out(`${HELP}\n`);
-    const bell = await Doorbell.open({ dirs: [context.paths.inboxDir], rescanMs: 1000, logger: context.logger });
+    const { paths, board } = context;
+    const bell = await Doorbell.open({ dirs: [paths.inboxDir, paths.tasksDir, paths.doneDir], rescanMs: 1000, logger: context.logger });
     const stopper = new AbortController();
-    let userAt = readInboxFrom(context.paths.inboxFile(USER), 0).end;
-    // The lead's replies, printed as they come, until the session ends.
+    let userAt = readInboxFrom(paths.inboxFile(USER), 0).end;
+    // The board as it is now: what changes from here on is shown.
+    const seen = new Map(board.list().tasks.map((task) => [task.id, `${task.status}:${task.owner ?? ''}`]));
+    // The lead's replies and the team's events, printed as they come, until the session ends.
     const printing = (async () => {
       while (!stopper.signal.aborted) {
-        const read = readInboxFrom(context.paths.inboxFile(USER), userAt);
+        const read = readInboxFrom(paths.inboxFile(USER), userAt);
         userAt = read.end;
         for (const { message } of read.messages) io.out(`lead${message.report === 'final' ? ' (report)' : ''}: ${message.content}\n`);
+        for (const task of board.list().tasks) {
+          const shown = `${task.status}:${task.owner ?? ''}`;
+          if (seen.get(task.id) !== shown) io.out(`${describeChange(task, seen.has(task.id))}\n`);
+          seen.set(task.id, shown);
+        }
         await bell.wait(stopper.signal);
       }
     })();

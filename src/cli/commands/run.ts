@@ -154,7 +154,8 @@ function settled(task: Task & { stuck?: unknown }): boolean {
   return task.status === 'completed' || task.status === 'failed' || task.status === 'cancelled' || Boolean(task.stuck);
 }
 
-function describeChange(task: Task, known: boolean): string {
+/** One line for a task that appeared or changed status (teamd run, teamd lead). */
+export function describeChange(task: Task, known: boolean): string {
   if (!known)
     return `task ${task.id} ${task.status === 'pending' ? 'created' : task.status}: ${task.subject}${task.blockedBy.length ? ` (after ${task.blockedBy.join(', ')})` : ''}`;
   switch (task.status) {
