@@ -132,6 +132,11 @@ export const settingsSchema = z.looseObject({
   mcpToolTimeoutMs: z.number().int().positive().max(86_400_000).default(600_000),
   /** Which teammates' requests the lead agent may answer itself; the rest wait for the person (teamd approve|reject). */
   leadAnswers: z.strictObject({ plans: z.boolean().default(true), permissions: z.boolean().default(false) }).default({ plans: true, permissions: false }),
+  /** Tools the lead agent gets besides its own (it reads, plans and staffs; these let it change the workspace too). */
+  leadTools: z
+    .array(z.enum(['bash', 'write_file', 'edit_file', 'job_output', 'job_kill', 'task']))
+    .max(6)
+    .default([]),
   /** Environment variables commands never see, besides ANTHROPIC_*, CLAUDE_* and TEAMD_*. */
   secretEnv: z.array(z.string().min(1).max(256)).max(256).default([]),
 });

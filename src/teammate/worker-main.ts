@@ -11,7 +11,7 @@ import { createLogger, type Logger } from '../logger.js';
 import { createAnthropicClient } from '../model/model-client.js';
 import { statePaths } from '../paths.js';
 import { LEAD, LEAD_ROLE, readConfig } from '../roster/roster.js';
-import { LEAD_TOOLS } from '../tools/registry.js';
+import { ALL_TOOLS, LEAD_TOOLS } from '../tools/registry.js';
 import { leadPowers } from './lead-powers.js';
 import { Doorbell } from '../watch/doorbell.js';
 import { describeSandbox, detectSandbox, sandboxFromEnv, secretPlaces, wrapServer } from '../sandbox/sandbox.js';
@@ -155,7 +155,13 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
       planRequired: member.plan === true && !isLead,
       lead: isLead,
     },
-    ...(isLead ? { tools: LEAD_TOOLS, lead: leadPowers({ paths, mailbox }) } : {}),
+    // The settings may widen the lead's tools (leadTools): bash and file writes, say.
+    ...(isLead
+      ? {
+          tools: [...LEAD_TOOLS, ...ALL_TOOLS.filter((tool) => (config.settings.leadTools as readonly string[]).includes(tool.name))],
+          lead: leadPowers({ paths, mailbox }),
+        }
+      : {}),
     stateDir: paths.root,
     shell,
     verifyGrant: (message) => protocolKey.verify(message),

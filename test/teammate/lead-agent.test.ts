@@ -75,6 +75,14 @@ describe('the lead agent', () => {
     expect(t.session()).toMatch(/"is_error":true/);
   });
 
+  it('the settings may widen its tools (leadTools)', async () => {
+    const t = await teamWithLead([], { leadTools: ['bash', 'write_file'] });
+    expect((await runTeamd(['send', 'lead', 'hello', '--from', 'user', '--dir', t.dir])).code).toBe(0);
+    const request = await waitFor(() => t.requests().find((r) => r.teammate === 'lead'), "the lead's request");
+    expect(request.tools).toEqual(expect.arrayContaining(['bash', 'write_file', 'spawn_teammate']));
+    expect(request.tools).not.toContain('edit_file');
+  });
+
   it('the names lead and user are not for teammates', async () => {
     const ws = makeTempDir('teamd-ws-');
     const dir = path.join(ws, '.team');
