@@ -39,11 +39,16 @@ export function readRunRecord(paths: StatePaths): RunRecord | null {
 /** The lead's final report for a run, if it has sent one: the first final report in user.jsonl after the run began. */
 export function finalReport(paths: StatePaths, record: RunRecord): Message | null {
   const read = readInboxFrom(paths.inboxFile(USER), record.userOffset);
-  return read.messages.map((m) => m.message).find((message) => message.from === 'lead' && message.report === 'final') ?? null;
+  return read.messages.map((m) => m.message).find((message) => isFinalReportOf(message, record)) ?? null;
 }
 
 /** The run still going: its record exists and the lead has not reported on it. */
 export function activeRun(paths: StatePaths): RunRecord | null {
   const record = readRunRecord(paths);
   return record && !finalReport(paths, record) ? record : null;
+}
+
+/** The lead's final report on this run's goal: one naming it, or one naming no goal (a lead may not say). */
+export function isFinalReportOf(message: Message, record: RunRecord): boolean {
+  return message.from === 'lead' && message.report === 'final' && (message.goal === undefined || message.goal === record.goalId);
 }

@@ -36,8 +36,8 @@ export function leadPowers(deps: { readonly paths: StatePaths; readonly mailbox:
       const { request: answered } = answerRequest(paths, mailbox, idOrPrefix, { approve, feedback });
       return `${approve ? 'approved' : 'rejected'} ${answered.from}'s ${answered.kind} request ${answered.requestId.slice(0, 8)}${answered.taskId ? ` for task ${answered.taskId}` : ''}`;
     },
-    report(content, final) {
-      mailbox.send({ from: LEAD, to: USER, content, extra: { report: final ? 'final' : 'progress' } });
+    report(content, final, goal) {
+      mailbox.send({ from: LEAD, to: USER, content, extra: { report: final ? 'final' : 'progress', ...(goal ? { goal } : {}) } });
       return final ? 'final report sent to the person' : 'reported to the person';
     },
   };

@@ -94,14 +94,16 @@ export const reportTool = defineTool({
   name: 'report',
   description:
     'Tell the person running the team how the goal goes (they read user.jsonl). final: true is your report when the goal is done or cannot be done: ' +
-    'say what was built, which tasks completed and which failed, and why.',
+    "say what was built, which tasks completed and which failed, and why. Name the goal (the goal= of the person's message) when there are several.",
   input: z.object({
     content: z
       .string()
       .min(1)
       .max(64 * 1024),
     final: z.boolean().default(false),
+    /** The goal it is about: the goal= of the person's message. */
+    goal: z.string().min(1).max(128).optional(),
   }),
   needsApprovedPlan: false,
-  run: (input, ctx) => lead(ctx, (powers) => powers.report(input.content, input.final)),
+  run: (input, ctx) => lead(ctx, (powers) => powers.report(input.content, input.final, input.goal)),
 });

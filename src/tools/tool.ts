@@ -69,7 +69,7 @@ export interface LeadPowers {
   /** Answers a plan or permission request; one the lead may not answer (settings) is refused, saying the person will. */
   answer(idOrPrefix: string, approve: boolean, feedback: string): string;
   /** A message to the person (`user.jsonl`); `final` ends a goal's run (teamd run prints it and exits). */
-  report(content: string, final: boolean): string;
+  report(content: string, final: boolean, goal?: string): string;
 }
 
 export interface ShellLauncher {

@@ -90,6 +90,25 @@ describe('teamd run', () => {
     expect(answers).toEqual([expect.objectContaining({ from: 'lead', approve: true, content: 'It fits task 1 of the goal.' })]);
   });
 
+  it('--queue: a second goal waits for the first; each run ends with the report on its own goal', async () => {
+    const { ws, dir, board } = await workspace();
+    const first = startRun(
+      dir,
+      goal('First.', { team: [{ name: 'alice', role: 'coder' }], tasks: [{ id: 'w', subject: 'wait for go', sh: 'while [ ! -f go ]; do sleep 0.05; done' }] }),
+    );
+    await waitFor(() => board.list().tasks.find((t) => t.status === 'in_progress'), 'the first goal under way');
+    const second = startRun(dir, goal('Second.', { tasks: [{ id: 's', subject: 'second work', sh: 'echo second' }] }), ['--queue']);
+    await waitForLine(second.child, /goal handed to the lead/);
+    // The lead finishes the first goal before it starts on the second.
+    expect(board.list().tasks.map((t) => t.subject)).toEqual(['wait for go']);
+    fs.writeFileSync(path.join(ws, 'go'), '');
+    const [a, b] = await Promise.all([first.done, second.done]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(a.stdout).toContain('Goal done: all 1 tasks completed.\ntask 1 (wait for go): completed');
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.stdout).toContain('Goal done: all 1 tasks completed.\ntask 2 (second work): completed');
+  });
+
   it('the lead killed -9 is restarted and goes on from its session: no task is created twice', async () => {
     const { ws, dir, board } = await workspace();
     const plan = {

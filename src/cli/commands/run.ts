@@ -4,7 +4,7 @@ import { readLiveDaemon } from '../../daemon/pid-file.js';
 import { TeamdError } from '../../errors.js';
 import { readInboxFrom } from '../../inbox/inbox-file.js';
 import type { Message } from '../../inbox/message.js';
-import { activeRun, writeRunRecord, type RunRecord } from '../../lead/run-record.js';
+import { activeRun, isFinalReportOf, writeRunRecord, type RunRecord } from '../../lead/run-record.js';
 import { parseTeamdPlan } from '../../lead/teamd-plan.js';
 import { LEAD, teammateNameSchema, USER, roleSchema } from '../../roster/roster.js';
 import { firstLine } from '../../text.js';
@@ -111,7 +111,8 @@ export async function follow(io: Io, { paths, board, logger }: CommandContext, r
         const toUser = readInboxFrom(paths.inboxFile(USER), userAt);
         userAt = toUser.end;
         for (const { message } of toUser.messages) {
-          if (message.report === 'final' && !end.report) end.report = message;
+          if (isFinalReportOf(message, record) && !end.report) end.report = message;
+          else if (message.report === 'final') io.out(`lead (on another goal): ${firstLine(message.content, 200)}\n`);
           else io.out(`lead: ${firstLine(message.content, 200)}\n`);
         }
         if (end.report && (!untilDone || tasks.every(settled))) return;

@@ -15,23 +15,28 @@ export function planTaskKey(goalId: string, localId: string): string {
  * report (final) once the goal's tasks have settled.
  */
 export function decideLead(steps: readonly Step[]): OfflineTurn {
-  // The goal: the person's last message with a plan block (a later word from them does not replace it), else their last message.
-  const fromUser = (s: Step) => s.directive?.directive.kind === 'message' && s.directive.directive.from === 'user';
-  const planned = lastIndex(steps, (s) => fromUser(s) && s.directive!.text.includes('```teamd-plan'));
-  const goalAt = planned !== -1 ? planned : lastIndex(steps, fromUser);
-  if (goalAt === -1) return say('Nothing to lead yet: waiting for a goal from the person.');
-  const goalStep = steps[goalAt]!.directive!;
-  const goalId = goalStep.directive.kind === 'message' ? (goalStep.directive.goal ?? 'goal') : 'goal';
-  const since = steps.slice(goalAt + 1);
+  // Goals in the order the person gave them (teamd run --queue adds one while another runs): the lead is on the first one it has not reported on.
+  const goals = steps.flatMap((step, at) => {
+    const directive = step.directive?.directive;
+    return directive?.kind === 'message' && directive.from === 'user' ? [{ at, id: directive.goal ?? `goal${at}`, text: step.directive!.text }] : [];
+  });
+  const resultIds = new Set(steps.flatMap((s) => (s.result ? [s.result.id] : [])));
+  const reported = new Set(
+    steps.flatMap((s) => (s.toolUse?.name === 'report' && s.toolUse.input.final === true && resultIds.has(s.toolUse.id) ? [String(s.toolUse.input.goal)] : [])),
+  );
+  const current = goals.find((goal) => !reported.has(goal.id));
+  if (!current) return say(goals.length === 0 ? 'Nothing to lead yet: waiting for a goal from the person.' : 'Reported; waiting for the next goal.');
+  const goalId = current.id;
+  const goalStep = { text: current.text };
+  const since = steps.slice(current.at + 1);
   const results = new Map(since.flatMap((s) => (s.result ? [[s.result.id, s.result] as const] : [])));
   const calls = since.flatMap((s) => (s.toolUse ? [s.toolUse] : []));
   const answered = (name: string, match: (input: Record<string, unknown>) => boolean) =>
     calls.filter((c) => c.name === name && match(c.input) && results.has(c.id)).map((c) => ({ call: c, result: results.get(c.id)! }));
-  if (answered('report', (input) => input.final === true).length > 0) return say('Reported; waiting for the next goal.');
+  const report = (content: string) => call('report', { content, final: true, goal: goalId });
   const parsed = parseTeamdPlan(goalStep.text);
-  if (parsed === null)
-    return call('report', { content: 'Offline, I lead only goals with a ```teamd-plan block (docs/lead.md). Nothing was created.', final: true });
-  if ('error' in parsed) return call('report', { content: `The goal cannot be run: ${parsed.error}. Nothing was created.`, final: true });
+  if (parsed === null) return report('Offline, I lead only goals with a ```teamd-plan block (docs/lead.md). Nothing was created.');
+  if ('error' in parsed) return report(`The goal cannot be run: ${parsed.error}. Nothing was created.`);
   const { plan } = parsed;
 
   for (const member of plan.team)
@@ -42,7 +47,7 @@ export function decideLead(steps: readonly Step[]): OfflineTurn {
   for (const task of plan.tasks) {
     const key = planTaskKey(goalId, task.id);
     const made = answered('create_task', (input) => input.key === key).at(-1);
-    if (made?.result.isError) return call('report', { content: `Task "${task.subject}" could not be created: ${made.result.text}`, final: true });
+    if (made?.result.isError) return report(`Task "${task.subject}" could not be created: ${made.result.text}`);
     const id = made ? taskId(made.result.text) : null;
     if (id === null)
       return call('create_task', {
@@ -79,7 +84,7 @@ export function decideLead(steps: readonly Step[]): OfflineTurn {
   const mine = board.filter((task) => ours.has(task.id));
   const settled = mine.every((task) => ['completed', 'failed', 'cancelled'].includes(task.status) || (task.status === 'pending' && task.stuck));
   if (!settled) return say(`Waiting for the team: ${mine.filter((t) => t.status === 'completed').length} of ${ours.size} tasks completed.`);
-  return call('report', { content: finalReport(plan, boardIds, mine), final: true });
+  return report(finalReport(plan, boardIds, mine));
 }
 
 interface Listed {
