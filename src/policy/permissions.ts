@@ -56,6 +56,7 @@ const TEAM = new Set([
   'spawn_teammate',
   'shutdown_teammate',
   'review_plan',
+  'answer_permission',
   'report',
 ]);
 

@@ -25,8 +25,13 @@ export function leadPowers(deps: { readonly paths: StatePaths; readonly mailbox:
       const result = (await requestDaemon(paths, { op: 'shutdown', name, force }, 60_000)) as { rung?: string };
       return `${name} stopped (${result.rung ?? 'done'})`;
     },
-    answer(idOrPrefix, approve, feedback) {
+    answer(idOrPrefix, approve, feedback, kind) {
       const request = findPlanRequest(readPlanRequests(paths), idOrPrefix);
+      if (request.kind !== kind)
+        throw new TeamdError(
+          'USAGE',
+          `${request.requestId.slice(0, 8)} is a ${request.kind} request: answer it with ${request.kind === 'plan' ? 'review_plan' : 'answer_permission'}`,
+        );
       const may = readConfig(paths.config).settings.leadAnswers;
       if (request.kind === 'permission' ? !may.permissions : !may.plans)
         throw new TeamdError(

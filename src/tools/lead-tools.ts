@@ -72,8 +72,7 @@ export const cancelTaskTool = defineTool({
 export const reviewPlanTool = defineTool({
   name: 'review_plan',
   description:
-    "Answer a teammate's plan approval request (its requestId, or 4+ characters of it): approve it, or reject it with feedback saying what to change. " +
-    'Permission requests are answered the same way when the settings let you; otherwise the person answers them.',
+    "Answer a teammate's plan approval request (its requestId, or 4+ characters of it): approve it, or reject it with feedback saying what to change.",
   input: z.object({
     requestId: z.string().min(4).max(128),
     approve: z.boolean(),
@@ -86,8 +85,25 @@ export const reviewPlanTool = defineTool({
   run: (input, ctx) =>
     lead(ctx, (powers) => {
       if (!input.approve && input.feedback.trim() === '') throw new TeamdError('USAGE', 'a rejection needs feedback: say what to change');
-      return powers.answer(input.requestId, input.approve, input.feedback);
+      return powers.answer(input.requestId, input.approve, input.feedback, 'plan');
     }),
+});
+
+export const answerPermissionTool = defineTool({
+  name: 'answer_permission',
+  description:
+    "Answer a teammate's permission request (a call a rule asks approval for; its requestId, or 4+ characters of it): allow it, or refuse it saying why. " +
+    'Only when the settings let you (leadAnswers.permissions); otherwise the person answers it.',
+  input: z.object({
+    requestId: z.string().min(4).max(128),
+    allow: z.boolean(),
+    reason: z
+      .string()
+      .max(16 * 1024)
+      .default(''),
+  }),
+  needsApprovedPlan: false,
+  run: (input, ctx) => lead(ctx, (powers) => powers.answer(input.requestId, input.allow, input.reason, 'permission')),
 });
 
 export const reportTool = defineTool({

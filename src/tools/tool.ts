@@ -67,7 +67,7 @@ export interface LeadPowers {
   spawn(spec: { name: string; role: string; plan?: boolean | undefined; budgetTokens?: number | undefined; prompt?: string | undefined }): Promise<string>;
   shutdown(name: string, force: boolean): Promise<string>;
   /** Answers a plan or permission request; one the lead may not answer (settings) is refused, saying the person will. */
-  answer(idOrPrefix: string, approve: boolean, feedback: string): string;
+  answer(idOrPrefix: string, approve: boolean, feedback: string, kind: 'plan' | 'permission'): string;
   /** A message to the person (`user.jsonl`); `final` ends a goal's run (teamd run prints it and exits). */
   report(content: string, final: boolean, goal?: string): string;
 }

@@ -52,7 +52,18 @@ describe('the lead agent', () => {
     // Its tools: the lead's, without bash, file writes or claims.
     // Scripted answers are not recorded: this is its request after alice's report of task 1 woke it.
     const first = await waitFor(() => t.requests().find((r) => r.teammate === 'lead'), "the lead's request");
-    expect(first.tools).toEqual(expect.arrayContaining(['spawn_teammate', 'create_task', 'review_plan', 'report', 'list_teammates', 'cancel_task']));
+    expect(first.tools).toEqual(
+      expect.arrayContaining([
+        'spawn_teammate',
+        'shutdown_teammate',
+        'create_task',
+        'review_plan',
+        'answer_permission',
+        'report',
+        'list_teammates',
+        'cancel_task',
+      ]),
+    );
     for (const tool of ['bash', 'write_file', 'edit_file', 'claim_task', 'complete_task']) expect(first.tools).not.toContain(tool);
     expect(first.system).toContain('You are the lead of the team');
     await waitFor(() => t.session().includes('alice (coder)') || undefined, 'list_teammates in the session');

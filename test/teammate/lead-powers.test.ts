@@ -26,22 +26,24 @@ function withRequests(leadAnswers?: { plans?: boolean; permissions?: boolean }) 
 describe("the lead agent's powers", () => {
   it('answers a plan request, signed as the lead; a second answer is refused', () => {
     const { powers, plan, answers } = withRequests();
-    expect(powers.answer(plan, true, 'good plan')).toBe(`approved alice's plan request ${plan.slice(0, 8)} for task 1`);
+    expect(powers.answer(plan, true, 'good plan', 'plan')).toBe(`approved alice's plan request ${plan.slice(0, 8)} for task 1`);
     expect(answers()).toEqual([
       expect.objectContaining({ type: 'plan_approval_response', from: 'lead', approve: true, content: 'good plan', sig: expect.any(String) }),
     ]);
-    expect(() => powers.answer(plan, false, 'changed my mind')).toThrow(/was already approved/);
+    expect(() => powers.answer(plan, false, 'changed my mind', 'plan')).toThrow(/was already approved/);
   });
 
   it('leaves permission requests to the person unless leadAnswers.permissions says otherwise; plans too when leadAnswers.plans is false', () => {
     const byDefault = withRequests();
-    expect(() => byDefault.powers.answer(byDefault.permission, true, '')).toThrow(
+    expect(() => byDefault.powers.answer(byDefault.permission, true, '', 'permission')).toThrow(
       `permission requests are answered by the person (teamd approve|reject ${byDefault.permission.slice(0, 8)})`,
     );
     expect(byDefault.answers()).toEqual([]);
     const widened = withRequests({ permissions: true, plans: false });
-    expect(widened.powers.answer(widened.permission, false, 'not now')).toMatch(/^rejected alice's permission request/);
-    expect(() => widened.powers.answer(widened.plan, true, '')).toThrow(/plan requests are answered by the person/);
+    expect(widened.powers.answer(widened.permission, false, 'not now', 'permission')).toMatch(/^rejected alice's permission request/);
+    expect(() => widened.powers.answer(widened.plan, true, '', 'plan')).toThrow(/plan requests are answered by the person/);
+    // Each kind with its own tool.
+    expect(() => widened.powers.answer(widened.permission, true, '', 'plan')).toThrow('is a permission request: answer it with answer_permission');
   });
 
   it('reports to the person in user.jsonl, marking the final report', () => {
