@@ -2,95 +2,35 @@ import { Compactor } from '../agent/compactor.js';
 import { appendUser, estimateTokens, foldSuperseded } from '../agent/conversation.js';
 import { currentTaskDirective, releasedDirective, remindDirective, resumeDirective, taskDirective, worktreeDirective } from '../agent/directives.js';
 import { runAgent, type AgentEvent } from '../agent/loop.js';
-import { identityDirective, type Identity } from '../agent/system-prompt.js';
-import type { Board } from '../board/board.js';
+import { identityDirective } from '../agent/system-prompt.js';
 import type { Task } from '../board/task.js';
-import type { InboxConsumer } from '../inbox/consumer.js';
-import type { Mailbox } from '../inbox/mailbox.js';
 import type { Message } from '../inbox/message.js';
-import type { Logger } from '../logger.js';
-import type { ModelClient } from '../model/model-client.js';
 import { describeModelError } from '../model/model-errors.js';
 import { decideAfterUnit, MAX_REMINDERS, type AfterUnit, type UnitEnd } from './after-unit.js';
 import { ALL_TOOLS, ToolRegistry } from '../tools/registry.js';
-import type { LeadPowers, ShellLauncher, Tool, ToolContext, ToolEffect, ToolResult, ToolSource } from '../tools/tool.js';
-import type { Doorbell } from '../watch/doorbell.js';
-import type { DaemonLink } from './daemon-link.js';
+import type { ToolContext, ToolEffect } from '../tools/tool.js';
 import { waitForWork } from './idle-wait.js';
-import { nextBackoff, type BackoffPolicy, type ModelBackoff } from './model-backoff.js';
-import type { Session, SessionStore } from './session-store.js';
+import { nextBackoff, type ModelBackoff } from './model-backoff.js';
 import { TaskOutcomes } from './task-outcomes.js';
-import { BudgetGuard, budgetReason, type BudgetVerdict, type BudgetView } from './token-budget.js';
+import { BudgetGuard, budgetReason, type BudgetVerdict } from './token-budget.js';
 import { InboxIntake } from './inbox-intake.js';
 import { PlanGate } from './plan-gate.js';
 import { logAgentEvent } from './event-log.js';
 import { StatusReport } from './status-report.js';
 import { WakeTracker } from './wake-tracker.js';
 import { NextTask } from './next-task.js';
-import type { MakeGate } from './policy-wiring.js';
 import { RuntimeHooks } from './runtime-hooks.js';
 import { TaskInHand } from './task-in-hand.js';
 import { statePaths } from '../paths.js';
-import type { BackgroundJobs } from '../jobs/background-jobs.js';
 import { JobIntake } from './job-intake.js';
-import { assembleSystemPrompt, type Knowledge } from './prompt-assembler.js';
+import { assembleSystemPrompt } from './prompt-assembler.js';
 import { SubagentRunner } from './subagent.js';
 import type { Usage } from '../model/model-client.js';
-import type { TodoItem } from '../agent/todos.js';
 import { TodoKeeper } from './todo-keeper.js';
 
-export interface TeammateDeps {
-  readonly identity: Identity;
-  readonly stateDir: string;
-  readonly shell: ShellLauncher;
-  /** Whether a grant-type message carries the person's or the daemon's signature (inbox/protocol-key.ts). */
-  readonly verifyGrant: (message: Message) => boolean;
-  readonly logger: Logger;
-  readonly board: Board;
-  readonly mailbox: Mailbox;
-  readonly consumer: InboxConsumer;
-  /** Its background commands: their ends are told to the conversation, and while one runs the teammate does not go to sleep. */
-  readonly jobs: BackgroundJobs;
-  /** Skills and long-term memory: in the system prompt of every call, and behind load_skill and remember. */
-  readonly knowledge?: Knowledge;
-  /** Publishes the teammate's plan (todo_write) for teamd status. */
-  readonly todos?: (items: readonly TodoItem[]) => void;
-  /** The team's schedule, for schedule_cron, list_crons and cancel_cron. */
-  readonly schedule?: ToolContext['schedule'];
-  readonly bell: Doorbell;
-  readonly link: DaemonLink;
-  readonly model: ModelClient;
-  readonly sessions: SessionStore;
-  readonly session: Session;
-  /** Idle this long with nothing to do: report asleep and end (0 = never). */
-  readonly idleTimeoutMs: number;
-  readonly maxTokens: number;
-  /** The most one call may ask for (the model's output limit). */
-  readonly maxTokensCap?: number;
-  readonly compactThresholdTokens: number;
-  /** The teammate's and the team's token budgets, read afresh before each call (the person may raise them). */
-  readonly budget: () => BudgetView;
-  /** How long to wait out a model outage that outlasted the SDK's retries. */
-  readonly backoff: BackoffPolicy;
-  /**
-   * True while the daemon has looked at the board since it last changed (board/look-marker.ts):
-   * a safety re-check then need not scan it, since every ready task was seen and rung for.
-   */
-  readonly daemonCoversBoard?: () => boolean;
-  /** Permission rules and hooks around every tool call (teammate/policy-wiring.ts); none: every call runs. */
-  readonly makeGate?: MakeGate;
-  /** Its MCP servers' tools (teammate/mcp-wiring.ts); none configured: absent. */
-  readonly mcp?: TeammateMcp;
-  /** Its tools: every teammate's (ALL_TOOLS) unless it is the lead agent (LEAD_TOOLS). */
-  readonly tools?: readonly Tool[];
-  /** The lead agent's powers over the team; with them it never claims a task itself. */
-  readonly lead?: LeadPowers;
-}
+import type { TeammateDeps } from './teammate-deps.js';
 
-/** What the runtime needs of the teammate's MCP servers. */
-export interface TeammateMcp extends ToolSource {
-  connect(server: string): Promise<ToolResult>;
-}
+export type { TeammateDeps, TeammateMcp } from './teammate-deps.js';
 
 export type RuntimeEnd = 'shutdown' | 'asleep' | 'stopped' | 'errored' | 'budget';
 
