@@ -1,28 +1,20 @@
 import { TeamdError } from '../errors.js';
-import type { StatePaths } from '../paths.js';
 import { LEAD } from '../roster/roster.js';
 import type { Mailbox } from './mailbox.js';
 import type { Message } from './message.js';
-import { findPlanRequest, readPlanRequests, type PlanRequest } from './plan-requests.js';
+import type { PlanRequest } from './plan-requests.js';
 
 /**
- * Answers a teammate's plan or permission request, named by its id or a unique prefix, as the
- * lead (signed: the teammate honours it). A request already answered is refused, whoever
- * answered it: the person (teamd approve) and the lead agent never both decide.
+ * Answers a teammate's plan or permission request (found with findPlanRequest) as the lead,
+ * signed: the teammate honours it. A request already answered is refused, whoever answered it:
+ * the person (teamd approve) and the lead agent never both decide.
  */
-export function answerRequest(
-  paths: StatePaths,
-  mailbox: Mailbox,
-  idOrPrefix: string,
-  answer: { readonly approve: boolean; readonly feedback: string },
-): { request: PlanRequest; response: Message } {
-  const request = findPlanRequest(readPlanRequests(paths), idOrPrefix);
+export function answerRequest(mailbox: Mailbox, request: PlanRequest, answer: { readonly approve: boolean; readonly feedback: string }): Message {
   if (request.answer)
     throw new TeamdError(
       'INVALID_TRANSITION',
       `${request.from}'s ${request.kind} request ${request.requestId.slice(0, 8)} was already ${request.answer.approve ? 'approved' : 'rejected'} at ${request.answer.at}; nothing was sent`,
     );
   const type = request.kind === 'permission' ? 'permission_response' : 'plan_approval_response';
-  const response = mailbox.send({ from: LEAD, to: request.from, type, requestId: request.requestId, approve: answer.approve, content: answer.feedback });
-  return { request, response };
+  return mailbox.send({ from: LEAD, to: request.from, type, requestId: request.requestId, approve: answer.approve, content: answer.feedback });
 }

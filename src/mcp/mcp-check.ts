@@ -35,7 +35,6 @@ export async function checkServers(
         restart: { baseMs: 1, maxMs: 1, maxAttempts: 0 },
         onChange: () => {},
         logger: deps.logger,
-        version: '0.1.0',
       });
       await connection.connect();
       const ms = Math.round(performance.now() - started);

@@ -23,6 +23,8 @@ export interface RestartPolicy {
 }
 
 export const DEFAULT_RESTART: RestartPolicy = { baseMs: 500, maxMs: 30_000, maxAttempts: 5 };
+/** How teamd names itself to a server in initialize. */
+const CLIENT_INFO = { name: 'teamd', version: '0.1.0' };
 /** Pages of tools/list read at most: a server that pages forever stops here. */
 const MAX_PAGES = 20;
 
@@ -35,7 +37,6 @@ export interface ConnectionDeps {
   /** The state or the tools changed: the tool list for the next request, and what teamd mcp list shows. */
   readonly onChange: () => void;
   readonly logger: Logger;
-  readonly version: string;
 }
 
 /**
@@ -158,7 +159,7 @@ export class McpConnection {
   private async connectOnce(): Promise<void> {
     const { transport, process } = this.deps.open();
     this.process = process;
-    const client = new Client({ name: 'teamd', version: this.deps.version }, { capabilities: {} });
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
     // tools/list_changed: the list is fetched again, and the next model call waits for it (pending()).
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (this.client !== client) return;

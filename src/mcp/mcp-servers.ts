@@ -14,7 +14,6 @@ export interface McpServersDeps {
   readonly connectTimeoutMs: number;
   readonly toolTimeoutMs: number;
   readonly restart?: RestartPolicy;
-  readonly version: string;
   readonly logger: Logger;
   /** Told whenever a server's state or tools change (teamd mcp list reads what it publishes). */
   readonly onChange?: (view: readonly ServerView[]) => void;
@@ -61,7 +60,6 @@ export class McpServers implements ToolSource {
           open: () => deps.open(server),
           connectTimeoutMs: deps.connectTimeoutMs,
           restart: deps.restart ?? DEFAULT_RESTART,
-          version: deps.version,
           logger: deps.logger,
           onChange: () => this.changed(),
         }),

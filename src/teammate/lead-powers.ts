@@ -38,8 +38,8 @@ export function leadPowers(deps: { readonly paths: StatePaths; readonly mailbox:
           'USAGE',
           `${request.kind} requests are answered by the person (teamd approve|reject ${request.requestId.slice(0, 8)}); the setting leadAnswers.${request.kind === 'permission' ? 'permissions' : 'plans'} would let you. Tell the person if it is urgent (report)`,
         );
-      const { request: answered } = answerRequest(paths, mailbox, idOrPrefix, { approve, feedback });
-      return `${approve ? 'approved' : 'rejected'} ${answered.from}'s ${answered.kind} request ${answered.requestId.slice(0, 8)}${answered.taskId ? ` for task ${answered.taskId}` : ''}`;
+      answerRequest(mailbox, request, { approve, feedback });
+      return `${approve ? 'approved' : 'rejected'} ${request.from}'s ${request.kind} request ${request.requestId.slice(0, 8)}${request.taskId ? ` for task ${request.taskId}` : ''}`;
     },
     report(content, final, goal) {
       mailbox.send({ from: LEAD, to: USER, content, extra: { report: final ? 'final' : 'progress', ...(goal ? { goal } : {}) } });

@@ -3,8 +3,7 @@ import { readMcpConfig, serversFor } from '../mcp/mcp-config.js';
 import type { McpServers } from '../mcp/mcp-servers.js';
 import type { LaunchDeps } from '../mcp/server-launch.js';
 import type { StatePaths } from '../paths.js';
-import { combineSettings, DEFAULT_SETTINGS, readSettingsFile } from '../policy/settings.js';
-import { settingsFiles } from './policy-wiring.js';
+import { mcpChoiceFor } from './policy-wiring.js';
 
 /** Lines of one server's stderr logged per teammate life; the rest are dropped (the last ones still explain a crash). */
 const STDERR_LINES_LOGGED = 200;
@@ -31,7 +30,7 @@ export async function openMcpServers(deps: McpWiring): Promise<McpServers | null
   const { logger } = deps;
   const config = readMcpConfig(deps.paths.root);
   for (const problem of config.problems) logger.error({ problem }, 'MCP config file refused; its servers are not used');
-  const servers = serversFor(config, mcpChoice(deps));
+  const servers = serversFor(config, mcpChoiceFor(deps.paths, deps.role));
   if (servers.length === 0) return null;
   const [{ McpServers }, { openServer }, { publishServers }] = await Promise.all([
     import('../mcp/mcp-servers.js'),
@@ -56,7 +55,6 @@ export async function openMcpServers(deps: McpWiring): Promise<McpServers | null
       }),
     connectTimeoutMs: deps.connectTimeoutMs,
     toolTimeoutMs: deps.toolTimeoutMs,
-    version: '0.1.0',
     logger,
     onChange: (view) => {
       try {
@@ -68,14 +66,4 @@ export async function openMcpServers(deps: McpWiring): Promise<McpServers | null
   });
   hub.start();
   return hub;
-}
-
-/** The settings' choice of servers; settings that do not parse choose none away (the gate reports them). */
-function mcpChoice(deps: McpWiring): (typeof DEFAULT_SETTINGS)['mcpServers'] {
-  const files = settingsFiles(deps.paths, deps.role);
-  try {
-    return combineSettings(readSettingsFile(files.team), files.role ? readSettingsFile(files.role) : null).mcpServers;
-  } catch {
-    return DEFAULT_SETTINGS.mcpServers;
-  }
 }

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import { PermissionAsker } from '../policy/permission-asker.js';
 import { SettingsSource } from '../policy/settings-source.js';
+import { combineSettings, DEFAULT_SETTINGS, readSettingsFile, type Settings } from '../policy/settings.js';
 import { PolicyGate, type ToolGate } from '../policy/tool-gate.js';
 import { EventHooks } from '../policy/event-hooks.js';
 import type { Doorbell } from '../watch/doorbell.js';
@@ -29,6 +30,16 @@ export type MakeGate = (view: GateView) => Policy;
 export function settingsFiles(paths: StatePaths, role: string): { team: string; role: string | null } {
   const safeRole = /^[A-Za-z0-9_-]{1,64}$/.test(role) ? role : null;
   return { team: path.join(paths.root, 'settings.json'), role: safeRole ? path.join(paths.root, 'roles', `${safeRole}.json`) : null };
+}
+
+/** Which configured MCP servers a teammate of `role` uses, by its settings; settings that do not parse choose none away (the gate reports them). */
+export function mcpChoiceFor(paths: StatePaths, role: string): Settings['mcpServers'] {
+  const files = settingsFiles(paths, role);
+  try {
+    return combineSettings(readSettingsFile(files.team), files.role ? readSettingsFile(files.role) : null).mcpServers;
+  } catch {
+    return DEFAULT_SETTINGS.mcpServers;
+  }
 }
 
 /** Builds the policy gate of one teammate (permission rules, hooks, asking the lead). */

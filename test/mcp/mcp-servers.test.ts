@@ -44,7 +44,6 @@ function hubOf(servers: ServerConfig[], options: { connectTimeoutMs?: number; en
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
     toolTimeoutMs: 10_000,
     restart: { baseMs: 50, maxMs: 200, maxAttempts: options.maxAttempts ?? 3 },
-    version: 'test',
     logger: createLogger(),
     onChange: (view) => views.push(view),
   });

@@ -12,7 +12,8 @@ import { openContext, type CommandContext } from '../context.js';
 import { formatMessage } from '../format-message.js';
 import { formatColumns, formatTaskTable, type Io } from '../output.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
-import { describeChange } from './run.js';
+import { fileSizeOrZero } from '../../fs/read-text.js';
+import { TaskChanges } from '../task-changes.js';
 
 const HELP = 'type to talk to the lead; /team, /tasks, /inbox, /plans show the team without asking the lead; /quit (or Ctrl-D) leaves';
 
@@ -32,20 +33,16 @@ export function leadCommand(io: Io): Command {
     const { paths, board } = context;
     const bell = await Doorbell.open({ dirs: [paths.inboxDir, paths.tasksDir, paths.doneDir], rescanMs: 1000, logger: context.logger });
     const stopper = new AbortController();
-    let userAt = readInboxFrom(paths.inboxFile(USER), 0).end;
+    let userAt = fileSizeOrZero(paths.inboxFile(USER));
     // The board as it is now: what changes from here on is shown.
-    const seen = new Map(board.list().tasks.map((task) => [task.id, `${task.status}:${task.owner ?? ''}`]));
+    const changes = new TaskChanges(board.list().tasks);
     // The lead's replies and the team's events, printed as they come, until the session ends.
     const printing = (async () => {
       while (!stopper.signal.aborted) {
         const read = readInboxFrom(paths.inboxFile(USER), userAt);
         userAt = read.end;
         for (const { message } of read.messages) io.out(`lead${message.report === 'final' ? ' (report)' : ''}: ${message.content}\n`);
-        for (const task of board.list().tasks) {
-          const shown = `${task.status}:${task.owner ?? ''}`;
-          if (seen.get(task.id) !== shown) io.out(`${describeChange(task, seen.has(task.id))}\n`);
-          seen.set(task.id, shown);
-        }
+        for (const line of changes.lines(board.list().tasks)) io.out(`${line}\n`);
         await bell.wait(stopper.signal);
       }
     })();

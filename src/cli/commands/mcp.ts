@@ -6,12 +6,11 @@ import { checkServers } from '../../mcp/mcp-check.js';
 import { readMcpConfig, serversFor, type ServerConfig } from '../../mcp/mcp-config.js';
 import { readPublishedServers } from '../../mcp/published-servers.js';
 import type { StatePaths } from '../../paths.js';
-import { combineSettings, DEFAULT_SETTINGS, readSettingsFile } from '../../policy/settings.js';
-import { readConfig, type Member } from '../../roster/roster.js';
+import { readConfig } from '../../roster/roster.js';
 import { commandEnv } from '../../sandbox/command-env.js';
 import { detectSandbox, secretPlaces, wrapServer } from '../../sandbox/sandbox.js';
 import { SPAWNED_BY_ENV, spawnMarker } from '../../supervisor/leftovers.js';
-import { settingsFiles } from '../../teammate/policy-wiring.js';
+import { mcpChoiceFor } from '../../teammate/policy-wiring.js';
 import { firstLine } from '../../text.js';
 import { stateFolderFor } from '../context.js';
 import { memberView } from '../member-view.js';
@@ -35,7 +34,7 @@ function listCommand(io: Io): Command {
       const daemonRunning = readLiveDaemon(paths) !== null;
       const members = roster.members.map((member) => {
         const view = memberView(member, roster.settings.model, daemonRunning);
-        const used = serversFor(config, choiceFor(paths, member)).map((s) => s.name);
+        const used = serversFor(config, mcpChoiceFor(paths, member.role)).map((s) => s.name);
         const published = view.pid !== null ? readPublishedServers(paths, member.name) : null;
         return { member, used, published };
       });
@@ -126,15 +125,6 @@ function configOrThrow(paths: StatePaths): ReturnType<typeof readMcpConfig> {
   const config = readMcpConfig(paths.root);
   if (config.problems.length > 0) throw new TeamdError('INVALID_INPUT', config.problems.join('; '));
   return config;
-}
-
-function choiceFor(paths: StatePaths, member: Member): (typeof DEFAULT_SETTINGS)['mcpServers'] {
-  const files = settingsFiles(paths, member.role);
-  try {
-    return combineSettings(readSettingsFile(files.team), files.role ? readSettingsFile(files.role) : null).mcpServers;
-  } catch {
-    return DEFAULT_SETTINGS.mcpServers;
-  }
 }
 
 function target(server: ServerConfig): string {

@@ -13,12 +13,12 @@ import { firstLine } from '../../text.js';
 /** Answers a teammate's plan or permission request named by its id or a unique prefix; a request already answered is refused. */
 function answerFromCli(io: Io, idOrPrefix: string, approve: boolean, feedback: string, options: CommonOptions & { always?: boolean }): void {
   const { paths, mailbox } = openContext(io, options.dir, 'write');
-  const found = findPlanRequest(readPlanRequests(paths), idOrPrefix);
-  if (options.always && !found.answer && (found.kind !== 'permission' || !approve))
+  const request = findPlanRequest(readPlanRequests(paths), idOrPrefix);
+  if (options.always && !request.answer && (request.kind !== 'permission' || !approve))
     throw new TeamdError('USAGE', '--always is for approving a permission request: it adds an allow rule');
   // The rule first: were the answer sent without it, the next such call would be asked again.
-  const rule = options.always && !found.answer ? addAllowRule(paths, found) : null;
-  const { request, response } = answerRequest(paths, mailbox, idOrPrefix, { approve, feedback });
+  const rule = options.always && !request.answer ? addAllowRule(paths, request) : null;
+  const response = answerRequest(mailbox, request, { approve, feedback });
   if (options.json) printJson(io, { ...response, ...(rule ? { rule } : {}) });
   else
     io.out(

@@ -9,6 +9,8 @@ import { parseTeamdPlan } from '../../lead/teamd-plan.js';
 import { LEAD, teammateNameSchema, USER, roleSchema } from '../../roster/roster.js';
 import { firstLine } from '../../text.js';
 import { Doorbell } from '../../watch/doorbell.js';
+import { fileSizeOrZero } from '../../fs/read-text.js';
+import { TaskChanges } from '../task-changes.js';
 import type { Task } from '../../board/task.js';
 import { openContext, type CommandContext } from '../context.js';
 import { startDetachedDaemon } from '../daemon-process.js';
@@ -77,8 +79,9 @@ export async function handOver(io: Io, { paths, mailbox }: CommandContext, goal:
   }
   const lead = (await requestDaemon(paths, { op: 'lead', ...(options.budgetTokens ? { budgetTokens: options.budgetTokens } : {}) })) as { started: boolean };
   if (lead.started) io.out('started the lead agent\n');
-  const userOffset = sizeOf(paths.inboxFile(USER));
-  const leadOffset = sizeOf(paths.inboxFile(LEAD));
+  // Appends are whole lines: the sizes are where the run's messages begin.
+  const userOffset = fileSizeOrZero(paths.inboxFile(USER));
+  const leadOffset = fileSizeOrZero(paths.inboxFile(LEAD));
   const message = mailbox.send({ from: USER, to: LEAD, content: goal });
   const record: RunRecord = { goalId: message.id, goal, startedAt: message.timestamp, userOffset, leadOffset };
   writeRunRecord(paths, record);
@@ -89,7 +92,7 @@ export async function handOver(io: Io, { paths, mailbox }: CommandContext, goal:
 /** Prints the goal's tasks as they change and the messages to and from the lead, until the lead's final report (and, with --until-done, the tasks settle). */
 export async function follow(io: Io, { paths, board, logger }: CommandContext, record: RunRecord, untilDone: boolean): Promise<void> {
   const bell = await Doorbell.open({ dirs: [paths.tasksDir, paths.doneDir, paths.inboxDir], rescanMs: 1000, logger });
-  const seen = new Map<number, string>();
+  const changes = new TaskChanges();
   let userAt = record.userOffset;
   let leadAt = record.leadOffset;
   // Set inside the loop below: what ended it.
@@ -99,11 +102,7 @@ export async function follow(io: Io, { paths, board, logger }: CommandContext, r
       // Bounded by the person: Ctrl-C ends it; each pass waits for a change (or the 1 s re-check).
       while (!signal.aborted) {
         const tasks = goalTasks(board.list().tasks, record);
-        for (const task of tasks) {
-          const shown = `${task.status}:${task.owner ?? ''}`;
-          if (seen.get(task.id) !== shown) io.out(`${describeChange(task, seen.has(task.id))}\n`);
-          seen.set(task.id, shown);
-        }
+        for (const line of changes.lines(tasks)) io.out(`${line}\n`);
         const toLead = readInboxFrom(paths.inboxFile(LEAD), leadAt);
         leadAt = toLead.end;
         for (const { message } of toLead.messages)
@@ -153,28 +152,6 @@ function goalTasks(tasks: readonly Task[], record: RunRecord): Task[] {
 
 function settled(task: Task & { stuck?: unknown }): boolean {
   return task.status === 'completed' || task.status === 'failed' || task.status === 'cancelled' || Boolean(task.stuck);
-}
-
-/** One line for a task that appeared or changed status (teamd run, teamd lead). */
-export function describeChange(task: Task, known: boolean): string {
-  if (!known)
-    return `task ${task.id} ${task.status === 'pending' ? 'created' : task.status}: ${task.subject}${task.blockedBy.length ? ` (after ${task.blockedBy.join(', ')})` : ''}`;
-  switch (task.status) {
-    case 'in_progress':
-      return `task ${task.id} claimed by ${task.owner ?? '?'}`;
-    case 'completed':
-      return `task ${task.id} completed${task.owner ? ` by ${task.owner}` : ''}`;
-    case 'failed':
-      return `task ${task.id} failed: ${firstLine(task.result ?? 'no reason given', 120)}`;
-    case 'cancelled':
-      return `task ${task.id} cancelled`;
-    case 'pending':
-      return `task ${task.id} back on the board`;
-  }
-}
-
-function sizeOf(file: string): number {
-  return readInboxFrom(file, 0).end;
 }
 
 function parseTeam(raw: string): { name: string; role: string }[] {
