@@ -27,6 +27,8 @@ export type ErrorCode =
   | 'MCP_FAILED'
   | 'GOAL_NOT_DONE'
   | 'DETACHED'
+  /** The PostgreSQL store cannot be reached (or refused the connection). */
+  | 'STORE_UNAVAILABLE'
   | 'IO';
 
 export class TeamdError extends Error {

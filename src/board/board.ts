@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import { parseName } from '../names.js';
 import type { StatePaths } from '../paths.js';
 import { assessReadiness, findCycle, type Readiness, type StatusLookup } from './readiness.js';
-import { MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, MAX_SUBJECT_CHARS, newTask, worktreeSchema, type Task, type TaskStatus, type TaskWorktree } from './task.js';
+import { MAX_RESULT_CHARS, newTask, worktreeSchema, type Task, type TaskStatus, type TaskWorktree } from './task.js';
 import { worktreeFor } from './worktree-spec.js';
 import { claimNext } from './claim-next.js';
 import { ReadyScanner } from './ready-scanner.js';
@@ -16,7 +16,7 @@ import { allocateId } from './id-allocator.js';
 import { reconcileBoard } from './board-reconcile.js';
 import { isTerminal } from './task.js';
 import * as transitions from './transitions.js';
-import { dedupe, validateOneLine, validateText } from './validation.js';
+import { checkNewTask, dedupe, validateText } from './validation.js';
 import type { Actor } from './transitions.js';
 
 export type TaskView = Task & Readiness;
@@ -93,12 +93,8 @@ export class Board {
   }
 
   async add(input: NewTask): Promise<Task> {
-    const subject = validateOneLine('subject', validateText('subject', input.subject.trim(), MAX_SUBJECT_CHARS, true));
-    const description = validateText('description', input.description ?? '', MAX_DESCRIPTION_CHARS, false);
-    const blockedBy = dedupe(input.blockedBy ?? []);
-    const role = input.role === undefined ? undefined : validateOneLine('role', validateText('role', input.role.trim(), 64, true));
+    const { subject, description, blockedBy, role, key } = checkNewTask(input);
     this.store.ensureDir();
-    const key = input.key === undefined ? undefined : validateOneLine('key', validateText('key', input.key.trim(), 200, true));
     return this.locker.withLock(this.paths.boardLock, () => {
       // Under the board lock, as every add: two adds of one key never both make a task.
       const existing = key === undefined ? undefined : this.list().tasks.find((task) => task.key === key);

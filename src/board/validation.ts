@@ -1,3 +1,4 @@
+import { MAX_DESCRIPTION_CHARS, MAX_SUBJECT_CHARS } from './task.js';
 import { TeamdError } from '../errors.js';
 
 /** Task ids given by a caller: positive integers, deduplicated, ascending. */
@@ -26,4 +27,21 @@ export function validateOneLine(what: string, value: string): string {
       details: { what },
     });
   return value;
+}
+
+/** A new task's fields, checked and trimmed as every store takes them. */
+export function checkNewTask(input: {
+  readonly subject: string;
+  readonly description?: string | undefined;
+  readonly blockedBy?: readonly number[] | undefined;
+  readonly role?: string | undefined;
+  readonly key?: string | undefined;
+}): { subject: string; description: string; blockedBy: number[]; role: string | undefined; key: string | undefined } {
+  return {
+    subject: validateOneLine('subject', validateText('subject', input.subject.trim(), MAX_SUBJECT_CHARS, true)),
+    description: validateText('description', input.description ?? '', MAX_DESCRIPTION_CHARS, false),
+    blockedBy: dedupe(input.blockedBy ?? []),
+    role: input.role === undefined ? undefined : validateOneLine('role', validateText('role', input.role.trim(), 64, true)),
+    key: input.key === undefined ? undefined : validateOneLine('key', validateText('key', input.key.trim(), 200, true)),
+  };
 }

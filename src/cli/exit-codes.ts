@@ -42,6 +42,7 @@ export function exitCodeFor(code: ErrorCode): number {
     case 'DAEMON_NOT_RUNNING':
     case 'DAEMON_START_FAILED':
     case 'PROTOCOL':
+    case 'STORE_UNAVAILABLE':
       return EXIT_FAILURE;
     case 'DETACHED':
       return EXIT_DETACHED;

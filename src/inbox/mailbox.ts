@@ -2,21 +2,12 @@ import { TeamdError } from '../errors.js';
 import { appendRecordSync } from '../fs/append-record.js';
 import type { Logger } from '../logger.js';
 import { parseName } from '../names.js';
-import { GRANT_TYPES, ProtocolKey } from './protocol-key.js';
+import { ProtocolKey } from './protocol-key.js';
 import type { StatePaths } from '../paths.js';
 import { LEAD, memberNames, readConfig, USER } from '../roster/roster.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
-import {
-  MAX_CONTENT_BYTES,
-  MAX_LINE_BYTES,
-  isProtocol,
-  messageSchema,
-  newMessageId,
-  RESPONSE_TYPES,
-  serializeMessage,
-  type Message,
-  type MessageType,
-} from './message.js';
+import { serializeMessage, type Message, type MessageType } from './message.js';
+import { buildMessage } from './message-builder.js';
 
 export interface Outgoing {
   /** Stamped by the sending runtime (the CLI, a worker) — never taken from model output. */
@@ -77,38 +68,7 @@ export class Mailbox {
   }
 
   private build(outgoing: Outgoing): Message {
-    const from = parseName(outgoing.from, 'sender');
-    const to = parseName(outgoing.to, 'recipient');
-    const type = outgoing.type ?? 'message';
-    const bytes = Buffer.byteLength(outgoing.content, 'utf8');
-    if (bytes > MAX_CONTENT_BYTES) {
-      throw new TeamdError(
-        'MESSAGE_TOO_LARGE',
-        `message content is ${bytes} bytes; the limit is ${MAX_CONTENT_BYTES} (256 KiB). Write long content to a file in the workspace and send its path`,
-        { details: { bytes, max: MAX_CONTENT_BYTES } },
-      );
-    }
-    if (RESPONSE_TYPES.includes(type) && outgoing.approve === undefined) {
-      throw new TeamdError('INVALID_INPUT', `a ${type} must say whether it approves`);
-    }
-    const raw = {
-      ...outgoing.extra,
-      id: newMessageId(),
-      type,
-      from,
-      to,
-      content: outgoing.content,
-      timestamp: this.now().toISOString(),
-      ...(isProtocol(type) ? { requestId: outgoing.requestId ?? newMessageId() } : {}),
-      ...(outgoing.approve === undefined ? {} : { approve: outgoing.approve }),
-    };
-    // Only the person's and the daemon's runtimes send as the lead: their grants carry the signature teammates check.
-    const signed = from === LEAD && GRANT_TYPES.includes(type) ? { ...raw, sig: this.key.sign(raw) } : raw;
-    const parsed = messageSchema.safeParse(signed);
-    if (!parsed.success) {
-      throw new TeamdError('INVALID_INPUT', `invalid message: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
-    }
-    return parsed.data;
+    return buildMessage(outgoing, { now: this.now(), key: this.key });
   }
 
   private requireRecipient(to: string, recipients: readonly string[]): void {
@@ -122,9 +82,6 @@ export class Mailbox {
 
   private append(message: Message): void {
     const line = serializeMessage(message);
-    if (Buffer.byteLength(line, 'utf8') > MAX_LINE_BYTES) {
-      throw new TeamdError('MESSAGE_TOO_LARGE', `the encoded message is over ${MAX_LINE_BYTES} bytes (content with many escaped characters); shorten it`);
-    }
     ensurePrivateDir(this.paths.inboxDir);
     appendRecordSync(this.paths.inboxFile(message.to), line, { durable: this.durable });
     this.logger.info({ messageId: message.id, type: message.type, from: message.from, to: message.to }, 'message sent');

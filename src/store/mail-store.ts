@@ -1,0 +1,39 @@
+import type { Batch } from '../inbox/consumer.js';
+import type { Cursor } from '../inbox/cursor.js';
+import type { Outgoing } from '../inbox/mailbox.js';
+import type { Message } from '../inbox/message.js';
+
+export type { Batch, Cursor, Outgoing };
+
+/**
+ * At-least-once reading of one inbox: read() returns what lies past the cursor (without ids
+ * already handled); the cursor moves only when commit() is called after they are handled.
+ */
+export interface InboxReader {
+  read(): Promise<Batch>;
+  commit(batch: Batch): Promise<void>;
+  position(): Cursor;
+}
+
+export interface InboxReaderOptions {
+  readonly name: string;
+  /** Ids already in the reader's durable store (its saved conversation): dropped on a re-read. */
+  readonly isHandled?: (id: string) => boolean;
+  /** Its own read position when another reader reads the same inbox (the lead agent beside the person). */
+  readonly cursor?: 'own' | 'lead-agent';
+}
+
+/**
+ * The mailboxes, whichever store holds them: one inbox per recipient, appended whole, in the
+ * order sent; a message is never lost, duplicated or reordered per sender (docs/stores.md).
+ */
+export interface MailStore {
+  /** Everyone who can receive: the lead, every member, and the person (`user`). */
+  recipients(): Promise<string[]>;
+  send(outgoing: Outgoing): Promise<Message>;
+  /** One message to every recipient but the sender (and the person); each gets its own id. */
+  broadcast(outgoing: Omit<Outgoing, 'to' | 'type'>): Promise<Message[]>;
+  /** The messages of one inbox past `from` (a position an earlier call returned; 0: the start), in order. */
+  inbox(name: string, from?: number): Promise<{ messages: Message[]; next: number }>;
+  reader(options: InboxReaderOptions): InboxReader;
+}

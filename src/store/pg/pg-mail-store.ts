@@ -1,0 +1,200 @@
+import type { Pool, PoolClient } from 'pg';
+import { TeamdError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { parseName } from '../../names.js';
+import { LEAD, USER } from '../../roster/roster.js';
+import type { Outgoing } from '../../inbox/mailbox.js';
+import { messageSchema, type Message } from '../../inbox/message.js';
+import { buildMessage } from '../../inbox/message-builder.js';
+import type { ProtocolKey } from '../../inbox/protocol-key.js';
+import type { Batch, Cursor, InboxReader, InboxReaderOptions, MailStore } from '../mail-store.js';
+import { inTransaction, storeError } from './transaction.js';
+import { NOTIFY_CHANNEL } from './notify.js';
+
+export interface PgMailStoreDeps {
+  readonly pool: Pool;
+  readonly team: string;
+  readonly key: ProtocolKey;
+  readonly logger: Logger;
+  readonly now?: () => Date;
+}
+
+/** Messages one read returns at most; the next read goes on from there. */
+const READ_LIMIT = 500;
+const REMEMBERED_IDS = 10_000;
+
+interface MessageRow {
+  readonly seq: string;
+  readonly data: unknown;
+}
+
+/**
+ * The mailboxes in PostgreSQL: a message is a row of its recipient's inbox with the next number
+ * of that inbox (teamd_inboxes.last_seq, bumped under the inbox row's lock, so numbers are given
+ * in commit order without gaps). A message id is unique per inbox, so a send retried after a lost
+ * answer never delivers twice. Each reader's cursor is a row; LISTEN/NOTIFY tells of new messages.
+ */
+export class PgMailStore implements MailStore {
+  private readonly pool: Pool;
+  private readonly team: string;
+  private readonly key: ProtocolKey;
+  private readonly logger: Logger;
+  private readonly now: () => Date;
+
+  constructor(deps: PgMailStoreDeps) {
+    this.pool = deps.pool;
+    this.team = deps.team;
+    this.key = deps.key;
+    this.logger = deps.logger;
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async recipients(): Promise<string[]> {
+    const rows = await this.query<{ name: string }>('SELECT name FROM teamd_members WHERE team = $1 ORDER BY name', [this.team]);
+    return [...new Set([LEAD, ...rows.map((row) => row.name), USER])];
+  }
+
+  async send(outgoing: Outgoing): Promise<Message> {
+    const message = buildMessage(outgoing, { now: this.now(), key: this.key });
+    if (message.to !== LEAD && message.to !== USER) {
+      const recipients = await this.recipients();
+      if (!recipients.includes(message.to)) {
+        throw new TeamdError(
+          'UNKNOWN_RECIPIENT',
+          `no teammate named "${message.to}": recipients are ${recipients.join(', ')} (team ${this.team}). Nothing was sent`,
+          {
+            details: { to: message.to, recipients },
+          },
+        );
+      }
+    }
+    await inTransaction(this.pool, (client) => this.append(client, message));
+    this.logSent(message);
+    return message;
+  }
+
+  async broadcast(outgoing: Omit<Outgoing, 'to' | 'type'>): Promise<Message[]> {
+    const from = parseName(outgoing.from, 'sender');
+    const targets = (await this.recipients()).filter((name) => name !== from && name !== USER);
+    const messages = targets.map((to) => buildMessage({ ...outgoing, to, type: 'broadcast' }, { now: this.now(), key: this.key }));
+    // One transaction: every recipient gets it, or none does. Inboxes are locked in name order (no deadlock).
+    await inTransaction(this.pool, async (client) => {
+      for (const message of [...messages].sort((a, b) => a.to.localeCompare(b.to))) await this.append(client, message);
+    });
+    for (const message of messages) this.logSent(message);
+    return messages;
+  }
+
+  async inbox(name: string, from = 0): Promise<{ messages: Message[]; next: number }> {
+    const messages: Message[] = [];
+    let next = from;
+    // Bounded by the inbox's length: each round reads the next READ_LIMIT rows.
+    for (;;) {
+      const page = await this.page(name, next);
+      messages.push(...page.messages.map((entry) => entry.message));
+      next = page.next;
+      if (page.rows < READ_LIMIT) return { messages, next };
+    }
+  }
+
+  reader(options: InboxReaderOptions): InboxReader {
+    const name = parseName(options.name, 'reader');
+    const consumer = options.cursor === 'lead-agent' ? `${name}.agent` : name;
+    const isHandled = options.isHandled ?? (() => false);
+    const seen = new Set<string>();
+    let cursor: Cursor | null = null;
+    const position = async (): Promise<Cursor> => {
+      if (cursor) return cursor;
+      const rows = await this.query<{ seq: string; last_id: string | null }>('SELECT seq, last_id FROM teamd_cursors WHERE team = $1 AND consumer = $2', [
+        this.team,
+        consumer,
+      ]);
+      cursor = rows[0] ? { offset: Number(rows[0].seq), lastId: rows[0].last_id } : { offset: 0, lastId: null };
+      return cursor;
+    };
+    return {
+      read: async (): Promise<Batch> => {
+        const at = await position();
+        const page = await this.page(name, at.offset);
+        const messages: Message[] = [];
+        let lastId = at.lastId;
+        for (const { message } of page.messages) {
+          lastId = message.id;
+          if (seen.has(message.id) || isHandled(message.id)) continue;
+          messages.push(message);
+        }
+        return { messages, next: { offset: page.next, lastId } };
+      },
+      commit: async (batch: Batch): Promise<void> => {
+        for (const message of batch.messages) {
+          seen.add(message.id);
+          if (seen.size > REMEMBERED_IDS) seen.delete(seen.values().next().value!);
+        }
+        const at = await position();
+        if (batch.next.offset === at.offset && batch.next.lastId === at.lastId) return;
+        // Only forward: a reader that committed an older batch late never moves the cursor back.
+        await this.query(
+          `INSERT INTO teamd_cursors (team, consumer, seq, last_id, updated_at) VALUES ($1, $2, $3, $4, now())
+           ON CONFLICT (team, consumer) DO UPDATE SET seq = excluded.seq, last_id = excluded.last_id, updated_at = now()
+           WHERE teamd_cursors.seq <= excluded.seq`,
+          [this.team, consumer, batch.next.offset, batch.next.lastId],
+        );
+        cursor = batch.next;
+      },
+      position: () => cursor ?? { offset: 0, lastId: null },
+    };
+  }
+
+  /** Appends one message to its inbox under the inbox row's lock; an id already there is not appended again. */
+  private async append(client: PoolClient, message: Message): Promise<void> {
+    await client.query('INSERT INTO teamd_teams (team) VALUES ($1) ON CONFLICT DO NOTHING', [this.team]);
+    await client.query('INSERT INTO teamd_inboxes (team, recipient) VALUES ($1, $2) ON CONFLICT DO NOTHING', [this.team, message.to]);
+    const locked = await client.query<{ last_seq: string }>('SELECT last_seq FROM teamd_inboxes WHERE team = $1 AND recipient = $2 FOR UPDATE', [
+      this.team,
+      message.to,
+    ]);
+    const already = await client.query('SELECT 1 FROM teamd_messages WHERE team = $1 AND recipient = $2 AND id = $3', [this.team, message.to, message.id]);
+    if (already.rowCount) return;
+    const seq = Number(locked.rows[0]!.last_seq) + 1;
+    await client.query('UPDATE teamd_inboxes SET last_seq = $3 WHERE team = $1 AND recipient = $2', [this.team, message.to, seq]);
+    await client.query('INSERT INTO teamd_messages (team, recipient, seq, id, sender, data) VALUES ($1, $2, $3, $4, $5, $6)', [
+      this.team,
+      message.to,
+      seq,
+      message.id,
+      message.from,
+      JSON.stringify(message),
+    ]);
+    await client.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, JSON.stringify({ team: this.team, kind: 'message', to: message.to, seq })]);
+  }
+
+  private async page(name: string, after: number): Promise<{ messages: { seq: number; message: Message }[]; next: number; rows: number }> {
+    const rows = await this.query<MessageRow>('SELECT seq, data FROM teamd_messages WHERE team = $1 AND recipient = $2 AND seq > $3 ORDER BY seq LIMIT $4', [
+      this.team,
+      name,
+      after,
+      READ_LIMIT,
+    ]);
+    const messages: { seq: number; message: Message }[] = [];
+    let next = after;
+    for (const row of rows) {
+      next = Number(row.seq);
+      const parsed = messageSchema.safeParse(row.data);
+      if (parsed.success) messages.push({ seq: next, message: parsed.data });
+      else this.logger.warn({ team: this.team, recipient: name, seq: next, reason: parsed.error.issues[0]?.message }, 'invalid message row skipped');
+    }
+    return { messages, next, rows: rows.length };
+  }
+
+  private logSent(message: Message): void {
+    this.logger.info({ messageId: message.id, type: message.type, from: message.from, to: message.to }, 'message sent');
+  }
+
+  private async query<R extends object>(sql: string, params: unknown[]): Promise<R[]> {
+    try {
+      return (await this.pool.query<R>(sql, params)).rows;
+    } catch (error) {
+      throw storeError(error);
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import type { Pool, PoolClient } from 'pg';
+import { TeamdError } from '../../errors.js';
+
+/** SQLSTATE classes a retry can cure: serialization failure, deadlock. */
+const RETRYABLE = new Set(['40001', '40P01']);
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Runs `work` in one transaction: committed when it returns, rolled back when it throws. A
+ * serialization failure or deadlock is retried a bounded number of times; a lost connection
+ * becomes STORE_UNAVAILABLE (the caller's retry policy decides what next).
+ */
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const client = await connect(pool);
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        broken = true;
+      }
+      if (attempt < MAX_ATTEMPTS && isRetryable(error)) continue;
+      throw storeError(error);
+    } finally {
+      client.release(broken);
+    }
+  }
+}
+
+export async function connect(pool: Pool): Promise<PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw storeError(error);
+  }
+}
+
+function isRetryable(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && RETRYABLE.has(String(error.code));
+}
+
+/** Our own errors pass through; a database or connection error becomes one line naming the store. */
+export function storeError(error: unknown): unknown {
+  if (error instanceof TeamdError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  // Connection-level failures: the socket, DNS, authentication, the server shutting down.
+  if (
+    /^(ECONN|ENOTFOUND|ETIMEDOUT|EHOSTUNREACH|EPIPE|28|57P|08)/.test(code) ||
+    /Connection terminated|timeout exceeded when trying to connect/i.test(message)
+  ) {
+    return new TeamdError('STORE_UNAVAILABLE', `the PostgreSQL store is unreachable: ${message}`, { cause: error });
+  }
+  return new TeamdError('IO', `the PostgreSQL store refused a query: ${message}${code ? ` (SQLSTATE ${code})` : ''}`, { cause: error });
+}
