@@ -33,7 +33,7 @@ export interface AgentDeps {
   /** Checked before each model call and after each tool call. */
   readonly shouldStop: () => boolean;
   /** Puts what arrived meanwhile (messages) into the conversation; called before each model call. */
-  readonly absorbInput?: (messages: ChatMessage[]) => void;
+  readonly absorbInput?: (messages: ChatMessage[]) => void | Promise<void>;
   /** True when the next call would exceed the token budget. */
   readonly overBudget: (messages: readonly ChatMessage[]) => boolean;
   /** Model calls allowed in one unit of work: a model stuck repeating a failing call stops here. */
@@ -65,7 +65,7 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
   for (let steps = 0; ; steps++) {
     if (deps.shouldStop()) return yield { type: 'turn_end', reason: 'stopped' };
     if (steps >= (deps.maxSteps ?? DEFAULT_MAX_STEPS)) return yield { type: 'turn_end', reason: 'step_limit' };
-    if (!extending) deps.absorbInput?.(messages);
+    if (!extending) await deps.absorbInput?.(messages);
     if (deps.overBudget(messages)) return yield { type: 'turn_end', reason: 'budget' };
     let response: ModelResponse;
     const system = typeof deps.system === 'string' ? deps.system : deps.system();

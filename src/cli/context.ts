@@ -1,17 +1,21 @@
-import { Board } from '../board/board.js';
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
-import { Mailbox } from '../inbox/mailbox.js';
 import { createLogger, type Logger } from '../logger.js';
 import { resolveStateDir, statePaths, type StatePaths } from '../paths.js';
+import { readConfig } from '../roster/roster.js';
+import type { MailStore } from '../store/mail-store.js';
+import { openStore, type TeamStore } from '../store/open-store.js';
+import { STORE_ENV, storeSetting, type StoreSetting } from '../store/store-setting.js';
+import type { TaskBoard } from '../store/task-board.js';
 import type { Io } from './output.js';
 import { checkStateFolder, type FolderUse } from './state-folder.js';
 
 export interface CommandContext {
   readonly paths: StatePaths;
   readonly logger: Logger;
-  readonly board: Board;
-  readonly mailbox: Mailbox;
+  readonly store: TeamStore;
+  readonly board: TaskBoard;
+  readonly mailbox: MailStore;
   readonly locker: FileLocker;
 }
 
@@ -34,9 +38,30 @@ export function stateFolderFor(io: Io, dir: string | undefined, use: FolderUse):
  * line (its logger is silent: what it has to say goes to stderr); a command that changes state
  * logs to logs/cli.log.
  */
-export function openContext(io: Io, dir: string | undefined, use: FolderUse): CommandContext {
+export async function openContext(io: Io, dir: string | undefined, use: FolderUse): Promise<CommandContext> {
+  const local = openLocal(io, dir, use);
+  const store = await openStore(commandStore(io, local.paths), { paths: local.paths, logger: local.logger, poolSize: 2 });
+  return { ...local, store, board: store.board, mailbox: store.mail };
+}
+
+/** What a command that touches only this host's state folder needs (no store is opened). */
+export function openLocal(io: Io, dir: string | undefined, use: FolderUse): Pick<CommandContext, 'paths' | 'logger' | 'locker'> {
   const paths = stateFolderFor(io, dir, use);
   const logger = use === 'write' ? createLogger({ destination: paths.logFile('cli'), bindings: { component: 'cli' } }) : createLogger();
-  const locker = new FileLocker({ logger });
-  return { paths, logger, locker, board: new Board({ paths, locker, logger }), mailbox: new Mailbox({ paths, logger }) };
+  return { paths, logger, locker: new FileLocker({ logger }) };
+}
+
+/**
+ * The store a command uses: TEAMD_STORE, else the team's `store` setting. A config.json that
+ * cannot be read names no store: the file store then, whose commands still work (teamd status
+ * reports the broken file).
+ */
+export function commandStore(io: Io, paths: StatePaths): StoreSetting {
+  let settings: Parameters<typeof storeSetting>[1] = { store: 'files' };
+  try {
+    settings = readConfig(paths.config).settings;
+  } catch {
+    if (io.env[STORE_ENV]) settings = { store: 'files' };
+  }
+  return storeSetting(paths, settings, io.env);
 }

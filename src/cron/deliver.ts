@@ -1,6 +1,6 @@
-import type { Board } from '../board/board.js';
+import type { TaskBoard } from '../store/task-board.js';
 import { MAX_SUBJECT_CHARS } from '../board/task.js';
-import type { Mailbox } from '../inbox/mailbox.js';
+import type { MailStore } from '../store/mail-store.js';
 import type { Logger } from '../logger.js';
 import { LEAD, type Member } from '../roster/roster.js';
 import type { CronJob } from './cron-job.js';
@@ -8,8 +8,8 @@ import type { Firing } from './scheduler.js';
 import { firstLine } from '../text.js';
 
 export interface DeliverDeps {
-  readonly mailbox: Mailbox;
-  readonly board: Board;
+  readonly mailbox: MailStore;
+  readonly board: TaskBoard;
   readonly members: () => readonly Member[];
   readonly logger: Logger;
 }
@@ -25,14 +25,14 @@ export function describeCronJob(job: CronJob): string {
  * new task on the board; missed runs and runs that reach nobody are told to the lead.
  */
 export function scheduledDelivery(deps: DeliverDeps): (firing: Firing) => Promise<void> {
-  const tellLead = (job: CronJob, content: string): void => {
-    deps.mailbox.send({ from: job.createdBy, to: LEAD, type: 'scheduled', content });
+  const tellLead = async (job: CronJob, content: string): Promise<void> => {
+    await deps.mailbox.send({ from: job.createdBy, to: LEAD, type: 'scheduled', content });
   };
   return async (firing) => {
     const { job } = firing;
     if (firing.kind === 'missed') {
       const count = `${firing.count}${firing.more ? '+' : ''} run${firing.count === 1 && !firing.more ? '' : 's'}`;
-      tellLead(
+      await tellLead(
         job,
         `${describeCronJob(job)} missed ${count} since ${firing.since.toISOString()} while the daemon was not running; not replayed (a job with catchUp runs once on return). Its message: ${firstLine(job.message, 120)}`,
       );
@@ -48,14 +48,14 @@ export function scheduledDelivery(deps: DeliverDeps): (firing: Firing) => Promis
     }
     const recipients = role === undefined ? [job.to] : deps.members().flatMap((m) => (m.role === role ? [m.name] : []));
     if (recipients.length === 0) {
-      tellLead(job, `${describeCronJob(job)} came due, but no teammate has the role ${role}: nobody got it. Its message: ${firstLine(job.message, 120)}`);
+      await tellLead(job, `${describeCronJob(job)} came due, but no teammate has the role ${role}: nobody got it. Its message: ${firstLine(job.message, 120)}`);
       return;
     }
     for (const to of recipients) {
       try {
-        deps.mailbox.send({ from: job.createdBy, to, type: 'scheduled', content: `${job.message}${note}` });
+        await deps.mailbox.send({ from: job.createdBy, to, type: 'scheduled', content: `${job.message}${note}` });
       } catch (error) {
-        tellLead(job, `${describeCronJob(job)} could not reach ${to}: ${(error as Error).message}`);
+        await tellLead(job, `${describeCronJob(job)} could not reach ${to}: ${(error as Error).message}`);
       }
     }
     deps.logger.info({ cronId: job.id, to: recipients, scheduledFor: firing.scheduledFor }, 'scheduled message sent');

@@ -1,14 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Board } from '../board/board.js';
 import { OfflineModelServer } from '../model/offline/server.js';
 import { checkModelId } from '../model/model-check.js';
 import { OfflineScript } from '../model/offline/script.js';
 import { OFFLINE_KEY_ENV, OFFLINE_URL_ENV } from '../model/offline/env.js';
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
-import { CursorStore } from '../inbox/cursor.js';
-import { Mailbox } from '../inbox/mailbox.js';
+import { openStore, type TeamStore } from '../store/open-store.js';
+import { describeStore, storeSetting } from '../store/store-setting.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import { RosterStore } from '../roster/roster-store.js';
@@ -39,7 +38,13 @@ export interface DaemonOptions {
   readonly workerScript: string;
   readonly workerEnv: NodeJS.ProcessEnv;
   /** Team settings given to `teamd start`; unset ones keep what config.json has. */
-  readonly settings?: { readonly model?: string | undefined; readonly idleTimeoutMs?: number | undefined };
+  readonly settings?: {
+    readonly model?: string | undefined;
+    readonly idleTimeoutMs?: number | undefined;
+    readonly store?: string | undefined;
+    readonly team?: string | undefined;
+    readonly host?: string | undefined;
+  };
   readonly restartPolicy?: RestartPolicy;
   readonly ladder?: LadderTimings;
   /** Why the daemon's log file cannot be written right now, if it cannot. */
@@ -62,6 +67,7 @@ export class Daemon {
     private readonly model: OfflineModelServer,
     private readonly roster: RosterStore,
     private readonly scheduler: Scheduler,
+    private readonly store: TeamStore,
   ) {
     this.info = info;
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
@@ -75,6 +81,7 @@ export class Daemon {
     let supervisor: Supervisor | null = null;
     let model: OfflineModelServer | null = null;
     let scheduler: Scheduler | null = null;
+    let store: TeamStore | null = null;
     try {
       const roster = new RosterStore(paths, { logger });
       model = await OfflineModelServer.listen({
@@ -85,18 +92,29 @@ export class Daemon {
         ...(options.workerEnv.TEAMD_OFFLINE_RECORD ? { onDecide: recordRequests(options.workerEnv.TEAMD_OFFLINE_RECORD) } : {}),
       });
       const { settings } = roster.update((config) => ({ ...config, settings: { ...config.settings, ...definedOnly(options.settings ?? {}) } }));
-      const board = new Board({ paths, locker, logger });
-      const mailbox = new Mailbox({ paths, logger });
-      const looked = new LookMarker(paths.boardLooked, paths.tasksDir);
+      store = await openStore(storeSetting(paths, settings, options.workerEnv), { paths, logger, migrate: true });
+      logger.info({ store: describeStore(store.setting) }, 'store open');
+      const { board, mail: mailbox } = store;
+      const files = store.setting.kind === 'files';
+      const looked = files ? new LookMarker(paths.boardLooked, paths.tasksDir) : null;
+      const listen = store.listen.bind(store);
       supervisor = new Supervisor({
         paths,
         logger,
         board,
         mailbox,
         roster,
-        cursorOf: (name) => new CursorStore(paths.cursorFile(name), logger),
-        openDoorbell: () => Doorbell.open({ dirs: [paths.inboxDir, paths.tasksDir], logger }),
-        markLooked: (startedAt) => looked.mark(startedAt),
+        // Files: a plain watch on the inbox and task folders. PostgreSQL: every change of the team, by LISTEN/NOTIFY.
+        openDoorbell: async () => {
+          const bell = await Doorbell.open({ dirs: files ? [paths.inboxDir, paths.tasksDir] : [], rescanMs: files ? 0 : settings.recheckMs, logger });
+          const listening = await listen(
+            () => true,
+            () => bell.ring('change', false),
+          );
+          if (listening) bell.onClose(() => listening.close());
+          return bell;
+        },
+        ...(looked ? { markLooked: (startedAt: number) => looked.mark(startedAt) } : {}),
         workerScript: options.workerScript,
         workerEnv: { ...options.workerEnv, [OFFLINE_URL_ENV]: model.url, [OFFLINE_KEY_ENV]: model.key, [SANDBOX_ENV]: JSON.stringify(sandbox.kind) },
         defaultModel: () => roster.read().settings.model,
@@ -109,7 +127,7 @@ export class Daemon {
         deliver: scheduledDelivery({ mailbox, board, members: () => roster.read().members, logger }),
         logger: logger.child({ component: 'scheduler' }),
       });
-      const daemon = new Daemon(options, supervisor, info, model, roster, scheduler);
+      const daemon = new Daemon(options, supervisor, info, model, roster, scheduler, store);
       // Before any task is resumed: nothing an earlier daemon's teammates started may run alongside its second run.
       cleanUpAfterEarlierDaemon(paths, logger);
       const inotify = inotifyWarning(roster.read().members.length);
@@ -125,6 +143,7 @@ export class Daemon {
       await scheduler?.close();
       await supervisor?.stopAll();
       await model?.close();
+      await store?.close();
       releasePidFile(paths);
       throw error;
     }
@@ -160,6 +179,7 @@ export class Daemon {
       const rungs = await this.supervisor.stopAll();
       await this.server?.close();
       await this.model.close();
+      await this.store.close();
       this.roster.close();
       releasePidFile(paths);
       logger.info({ rungs }, 'daemon stopped');

@@ -1,6 +1,6 @@
 import { TeamdError } from '../errors.js';
 import { LEAD } from '../roster/roster.js';
-import type { Mailbox } from './mailbox.js';
+import type { MailStore } from '../store/mail-store.js';
 import type { Message } from './message.js';
 import type { PlanRequest } from './plan-requests.js';
 
@@ -9,7 +9,11 @@ import type { PlanRequest } from './plan-requests.js';
  * signed: the teammate honours it. A request already answered is refused, whoever answered it:
  * the person (teamd approve) and the lead agent never both decide.
  */
-export function answerRequest(mailbox: Mailbox, request: PlanRequest, answer: { readonly approve: boolean; readonly feedback: string }): Message {
+export async function answerRequest(
+  mailbox: MailStore,
+  request: PlanRequest,
+  answer: { readonly approve: boolean; readonly feedback: string },
+): Promise<Message> {
   if (request.answer)
     throw new TeamdError(
       'INVALID_TRANSITION',

@@ -43,11 +43,12 @@ export class InboxConsumer {
   private readonly isHandled: (id: string) => boolean;
   private readonly now: () => Date;
   private readonly seen = new Set<string>();
+  private readonly cursorsDir: string;
   private cursor: Cursor;
 
   constructor(deps: InboxConsumerDeps) {
     this.file = deps.paths.inboxFile(deps.name);
-    ensurePrivateDir(deps.paths.cursorsDir);
+    this.cursorsDir = deps.paths.cursorsDir;
     this.cursors = new CursorStore(deps.cursorFile ?? deps.paths.cursorFile(deps.name), deps.logger);
     this.logger = deps.logger;
     this.isHandled = deps.isHandled ?? (() => false);
@@ -89,6 +90,8 @@ export class InboxConsumer {
     for (const message of batch.messages) this.remember(message.id);
     const { next } = batch;
     if (next.offset === this.cursor.offset && next.lastId === this.cursor.lastId) return;
+    // Made on first commit: a reader that only looks (teamd inbox --unread) writes nothing.
+    ensurePrivateDir(this.cursorsDir);
     this.cursors.write(next, this.now());
     this.cursor = next;
   }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { TeamdError } from '../errors.js';
 import type { StatePaths } from '../paths.js';
 import { LEAD } from '../roster/roster.js';
-import { readInboxFrom } from './inbox-file.js';
+import type { MailStore } from '../store/mail-store.js';
 import { ProtocolKey } from './protocol-key.js';
 
 /** A teammate's plan_approval_request or permission_request, and the lead's answer to it if one was sent. */
@@ -24,16 +24,16 @@ export interface PlanRequest {
  * Every plan request in the lead's inbox, oldest first, each with the answer found in its
  * sender's inbox: the two mailboxes are the record, so nothing else has to be kept in step.
  */
-export function readPlanRequests(paths: StatePaths): PlanRequest[] {
-  const requests = readInboxFrom(paths.inboxFile(LEAD), 0)
-    .messages.map(({ message }) => message)
-    .filter((message) => (message.type === 'plan_approval_request' || message.type === 'permission_request') && message.requestId !== undefined);
+export async function readPlanRequests(mail: MailStore, paths: StatePaths): Promise<PlanRequest[]> {
+  const requests = (await mail.inbox(LEAD)).messages.filter(
+    (message) => (message.type === 'plan_approval_request' || message.type === 'permission_request') && message.requestId !== undefined,
+  );
   // Only the lead's signed answers count: a forged "approval" appended to an inbox answers nothing.
   // Without a key nothing was ever signed; and a reader must not create one.
   const key = fs.existsSync(paths.protocolKey) ? new ProtocolKey(paths.protocolKey) : null;
   const answers = new Map<string, { approve: boolean; at: string }>();
   for (const sender of new Set(requests.map((request) => request.from))) {
-    for (const { message } of readInboxFrom(paths.inboxFile(sender), 0).messages) {
+    for (const message of (await mail.inbox(sender)).messages) {
       if (
         (message.type === 'plan_approval_response' || message.type === 'permission_response') &&
         message.from === LEAD &&

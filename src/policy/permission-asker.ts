@@ -1,11 +1,9 @@
-import { readInboxFrom } from '../inbox/inbox-file.js';
-import type { Mailbox } from '../inbox/mailbox.js';
+import type { MailStore } from '../store/mail-store.js';
 import type { Message } from '../inbox/message.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import { LEAD } from '../roster/roster.js';
 import { boundedInput } from '../teammate/event-log.js';
-import { fileSizeOrZero } from '../fs/read-text.js';
 
 /** What the lead is asked about, in the request's `extra` (teamd plans and approve show it). */
 export interface PermissionQuestion {
@@ -25,7 +23,7 @@ export interface PermissionAnswer {
 export interface AskerDeps {
   readonly name: string;
   readonly paths: StatePaths;
-  readonly mailbox: Mailbox;
+  readonly mailbox: MailStore;
   readonly verifyGrant: (message: Message) => boolean;
   /** Resolves when the teammate's inbox may have changed (its doorbell), or the wait is over. */
   readonly waitForInbox: (signal: AbortSignal, timeoutMs: number) => Promise<void>;
@@ -45,9 +43,8 @@ export class PermissionAsker {
 
   async ask(question: PermissionQuestion, timeoutMs: number, onTimeout: 'allow' | 'deny', signal: AbortSignal): Promise<PermissionAnswer> {
     const { deps } = this;
-    const inbox = deps.paths.inboxFile(deps.name);
-    const from = fileSizeOrZero(inbox);
-    const request = deps.mailbox.send({
+    const from = await deps.mailbox.end(deps.name);
+    const request = await deps.mailbox.send({
       from: deps.name,
       to: LEAD,
       type: 'permission_request',
@@ -61,7 +58,7 @@ export class PermissionAsker {
     deps.waiting(true);
     try {
       for (;;) {
-        const answer = this.answerIn(inbox, from, requestId);
+        const answer = await this.answerIn(from, requestId);
         if (answer) return answer;
         if (signal.aborted) return { allow: false, reason: 'the teammate is stopping', by: 'stopped' };
         const left = deadline - Date.now();
@@ -79,8 +76,8 @@ export class PermissionAsker {
     }
   }
 
-  private answerIn(inbox: string, from: number, requestId: string): PermissionAnswer | null {
-    for (const { message } of readInboxFrom(inbox, from).messages) {
+  private async answerIn(from: number, requestId: string): Promise<PermissionAnswer | null> {
+    for (const message of (await this.deps.mailbox.inbox(this.deps.name, from)).messages) {
       if (message.type !== 'permission_response' || message.requestId !== requestId || message.from !== LEAD) continue;
       if (!this.deps.verifyGrant(message)) {
         this.deps.logger.warn({ messageId: message.id, requestId }, 'ignored an unsigned or forged permission answer');

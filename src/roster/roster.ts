@@ -137,6 +137,21 @@ export const settingsSchema = z.looseObject({
     .array(z.enum(['bash', 'write_file', 'edit_file', 'job_output', 'job_kill', 'task']))
     .max(6)
     .default([]),
+  /**
+   * Where the board, the mailboxes and the cursors live: "files" (this state folder) or a
+   * PostgreSQL URL, postgres://user:password@host:port/database (docs/stores.md). TEAMD_STORE overrides it.
+   */
+  store: z.string().min(1).max(2048).default('files'),
+  /** The team's name in a shared store (several teams share one database); default: the workspace folder's name. */
+  team: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+    .optional(),
+  /** This host's name in a shared store; default: the machine's hostname. */
+  host: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+    .optional(),
   /** Environment variables commands never see, besides ANTHROPIC_*, CLAUDE_* and TEAMD_*. */
   secretEnv: z.array(z.string().min(1).max(256)).max(256).default([]),
 });

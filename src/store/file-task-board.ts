@@ -18,5 +18,6 @@ export function fileTaskBoard(board: Board): TaskBoard {
     giveWorktree: (id, spec) => board.giveWorktree(id, spec),
     setWorktree: (id, change) => board.setWorktree(id, change),
     setBlockers: (id, blockedBy) => board.setBlockers(id, blockedBy),
+    reconcile: () => board.reconcile(),
   };
 }

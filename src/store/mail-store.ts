@@ -5,6 +5,13 @@ import type { Message } from '../inbox/message.js';
 
 export type { Batch, Cursor, Outgoing };
 
+export interface InboxPage {
+  readonly messages: Message[];
+  readonly next: number;
+  /** Lines or rows that are not valid messages: where (a byte offset, a sequence number) and why. */
+  readonly skipped: { readonly at: string; readonly reason: string }[];
+}
+
 /**
  * At-least-once reading of one inbox: read() returns what lies past the cursor (without ids
  * already handled); the cursor moves only when commit() is called after they are handled.
@@ -33,7 +40,18 @@ export interface MailStore {
   send(outgoing: Outgoing): Promise<Message>;
   /** One message to every recipient but the sender (and the person); each gets its own id. */
   broadcast(outgoing: Omit<Outgoing, 'to' | 'type'>): Promise<Message[]>;
-  /** The messages of one inbox past `from` (a position an earlier call returned; 0: the start), in order. */
-  inbox(name: string, from?: number): Promise<{ messages: Message[]; next: number }>;
+  /**
+   * The messages of one inbox past `from` (a position an earlier call returned; 0: the start), in
+   * order, and what could not be read as a message (left where it is).
+   */
+  inbox(name: string, from?: number): Promise<InboxPage>;
+  /** Calls `onMessage` for each message of an inbox past `from`, then for each new one as it arrives, until the signal aborts. */
+  follow(name: string, from: number, onMessage: (message: Message) => void, signal: AbortSignal): Promise<void>;
+  /** The position just past the last message of an inbox now: what inbox() returns from there on is newer. */
+  end(name: string): Promise<number>;
   reader(options: InboxReaderOptions): InboxReader;
+  /** The newest `count` messages across every inbox, oldest first (teamd watch). */
+  latest(count: number): Promise<Message[]>;
+  /** Whether an inbox holds messages past its owner's cursor (the supervisor wakes a sleeping teammate for them). */
+  hasUnread(name: string): Promise<boolean>;
 }

@@ -29,4 +29,6 @@ export interface TaskBoard {
   giveWorktree(id: number, spec: { readonly name?: string | undefined; readonly base: string }): Promise<Task>;
   setWorktree(id: number, change: (worktree: TaskWorktree) => TaskWorktree): Promise<Task>;
   setBlockers(id: number, blockedBy: readonly number[]): Promise<Task>;
+  /** Brings the store in line after a crash or an upgrade (the daemon, at start, before any teammate runs). */
+  reconcile(): Promise<{ moved: number; indexed: number }>;
 }

@@ -1,8 +1,6 @@
-import fs from 'node:fs';
-import type { Board } from '../board/board.js';
-import type { CursorStore } from '../inbox/cursor.js';
+import type { MailStore } from '../store/mail-store.js';
+import type { TaskBoard } from '../store/task-board.js';
 import type { Logger } from '../logger.js';
-import type { StatePaths } from '../paths.js';
 import type { Member } from '../roster/roster.js';
 import type { WakeInput } from './wake-policy.js';
 
@@ -10,10 +8,9 @@ import type { WakeInput } from './wake-policy.js';
 export class MemberWork {
   constructor(
     private readonly deps: {
-      readonly paths: StatePaths;
-      readonly board: Board;
+      readonly board: TaskBoard;
+      readonly mailbox: MailStore;
       readonly logger: Logger;
-      readonly cursorOf: (name: string) => CursorStore;
     },
   ) {}
 
@@ -21,32 +18,39 @@ export class MemberWork {
    * The facts the wake policy decides on; `hasProcess` says whether a member runs (or is about to),
    * `awakeAvailable` how many running teammates will take ready tasks themselves.
    */
-  wakeInput(members: readonly Member[], hasProcess: (name: string) => boolean, readyTasks: number, awakeAvailable: number): WakeInput {
+  async wakeInput(members: readonly Member[], hasProcess: (name: string) => boolean, readyTasks: number, awakeAvailable: number): Promise<WakeInput> {
     const asleep = members.filter((m) => m.status === 'asleep' && !hasProcess(m.name));
     if (asleep.length === 0) return { asleep, withUnread: new Set(), withOpenTask: new Set(), readyTasks: 0, awakeAvailable: 0 };
+    const withUnread = new Set<string>();
+    const withOpenTask = new Set<string>();
+    for (const member of asleep) {
+      if (await this.hasUnread(member.name)) withUnread.add(member.name);
+      if ((await this.deps.board.ownedBy(member.name)).length > 0) withOpenTask.add(member.name);
+    }
     return {
       asleep,
-      withUnread: new Set(asleep.filter((m) => this.hasUnread(m.name)).map((m) => m.name)),
-      withOpenTask: new Set(asleep.filter((m) => this.deps.board.ownedBy(m.name).length > 0).map((m) => m.name)),
+      withUnread,
+      withOpenTask,
       readyTasks,
       awakeAvailable,
     };
   }
 
   /** Messages past the member's cursor: its inbox is longer than what it has handled. */
-  hasUnread(name: string): boolean {
+  async hasUnread(name: string): Promise<boolean> {
     try {
-      return fs.statSync(this.deps.paths.inboxFile(name)).size > this.deps.cursorOf(name).read().offset;
-    } catch {
+      return await this.deps.mailbox.hasUnread(name);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, teammate: name }, 'could not tell whether a sleeping teammate has mail');
       return false;
     }
   }
 
   /** The tasks each named member holds, from the owner index (call only while they are not running). */
-  openTasksOf(names: readonly string[]): Map<string, number[]> {
+  async openTasksOf(names: readonly string[]): Promise<Map<string, number[]>> {
     const byOwner = new Map<string, number[]>();
     for (const name of names) {
-      const ids = this.deps.board.ownedBy(name).map((task) => task.id);
+      const ids = (await this.deps.board.ownedBy(name)).map((task) => task.id);
       if (ids.length > 0) byOwner.set(name, ids);
     }
     return byOwner;
@@ -55,7 +59,7 @@ export class MemberWork {
   /** Puts a teammate's in-progress tasks back on the board, fenced by the claim number seen. */
   async releaseTasksOf(name: string, why: string): Promise<number[]> {
     const released: number[] = [];
-    for (const task of this.deps.board.ownedBy(name)) {
+    for (const task of await this.deps.board.ownedBy(name)) {
       try {
         await this.deps.board.release(task.id, { owner: name, claim: task.claim });
         released.push(task.id);

@@ -1,6 +1,5 @@
-import type { Board } from '../board/board.js';
-import type { CursorStore } from '../inbox/cursor.js';
-import type { Mailbox } from '../inbox/mailbox.js';
+import type { TaskBoard } from '../store/task-board.js';
+import type { MailStore } from '../store/mail-store.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import type { RosterStore } from '../roster/roster-store.js';
@@ -20,10 +19,9 @@ export interface SpawnSpec {
 export interface SupervisorDeps {
   readonly paths: StatePaths;
   readonly logger: Logger;
-  readonly board: Board;
-  readonly mailbox: Mailbox;
+  readonly board: TaskBoard;
+  readonly mailbox: MailStore;
   readonly roster: RosterStore;
-  readonly cursorOf: (name: string) => CursorStore;
   readonly openDoorbell: () => Promise<Doorbell>;
   /** Records that a look at the whole board began at this time (board/look-marker.ts): teammates then skip their own re-check scans. */
   readonly markLooked?: (startedAt: number) => void;

@@ -45,7 +45,7 @@ export class Supervisor {
   private stopping = false;
   private readonly wakes = new WakeScheduler(
     () => {
-      if (!this.stopping) this.handout.look();
+      if (!this.stopping) void this.handout.look();
     },
     () => this.stopping,
   );
@@ -79,7 +79,7 @@ export class Supervisor {
     await this.deps.board.reconcile();
     reconcileWorktrees(this.deps.paths, this.deps.logger);
     const members = this.deps.roster.read().members;
-    const openTasks = this.work.openTasksOf(members.map((m) => m.name));
+    const openTasks = await this.work.openTasksOf(members.map((m) => m.name));
     for (const member of members) {
       if (member.status === 'shutdown' || member.status === 'errored' || member.status === 'budget') {
         await this.work.releaseTasksOf(member.name, `${member.name} is ${member.status}`);
@@ -151,7 +151,7 @@ export class Supervisor {
     this.deps.roster.patchMember(name, { status: 'stopping' });
     const child = slot.child;
     if (!force) {
-      this.deps.mailbox.send({ from: LEAD, to: name, type: 'shutdown_request', content: 'The lead asks you to finish your current step and shut down.' });
+      await this.deps.mailbox.send({ from: LEAD, to: name, type: 'shutdown_request', content: 'The lead asks you to finish your current step and shut down.' });
       if (await settlesWithin(slot.exited, this.deps.shutdownAnswerMs ?? this.ladder.ipcGraceMs)) {
         return { rung: 'answered' };
       }
@@ -299,7 +299,7 @@ export class Supervisor {
       }
       case 'restart': {
         const member = this.deps.roster.member(name);
-        this.notifyLead(
+        await this.notifyLead(
           name,
           'teammate_crashed',
           `${name} crashed (${describeExit(exit)}); restarting in ${decision.afterMs} ms. Its task stays with it and is resumed.`,
@@ -314,7 +314,7 @@ export class Supervisor {
       case 'give-up': {
         const released = await this.work.releaseTasksOf(name, `${name} errored`);
         // Notice before status: whoever sees "errored" finds the lead already told.
-        this.notifyLead(
+        await this.notifyLead(
           name,
           'teammate_crashed',
           `${name} ${decision.reason}; it is marked errored and will not be restarted.${released.length ? ` Task(s) ${released.join(', ')} went back to the board.` : ''} See: teamd logs ${name}`,
@@ -326,9 +326,9 @@ export class Supervisor {
     }
   }
 
-  private notifyLead(name: string, type: 'teammate_crashed', content: string): void {
+  private async notifyLead(name: string, type: 'teammate_crashed', content: string): Promise<void> {
     try {
-      this.deps.mailbox.send({ from: name, to: LEAD, type, content });
+      await this.deps.mailbox.send({ from: name, to: LEAD, type, content });
     } catch (error) {
       this.deps.logger.warn({ err: error }, 'could not notify the lead');
     }

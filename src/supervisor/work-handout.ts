@@ -1,4 +1,4 @@
-import type { Board } from '../board/board.js';
+import type { TaskBoard } from '../store/task-board.js';
 import type { Logger } from '../logger.js';
 import type { RosterStore } from '../roster/roster-store.js';
 import type { MemberWork } from './member-work.js';
@@ -7,7 +7,7 @@ import { WorkBells } from './work-bells.js';
 
 export interface WorkHandoutDeps {
   readonly roster: Pick<RosterStore, 'read'>;
-  readonly board: Board;
+  readonly board: TaskBoard;
   readonly work: MemberWork;
   readonly logger: Logger;
   /** A member runs, or is about to (a restart is pending). */
@@ -29,6 +29,8 @@ export interface WorkHandoutDeps {
  */
 export class WorkHandout {
   private readonly bells: WorkBells;
+  private looking = false;
+  private again = false;
 
   constructor(private readonly deps: WorkHandoutDeps) {
     this.bells = new WorkBells(deps.now);
@@ -44,14 +46,32 @@ export class WorkHandout {
     this.bells.gone(name);
   }
 
-  look(): void {
+  /** One look at a time: a look asked for while one runs is done once after it (it covers every ask meanwhile). */
+  async look(): Promise<void> {
+    if (this.looking) {
+      this.again = true;
+      return;
+    }
+    this.looking = true;
+    try {
+      // Bounded: each round runs only if asked again during the previous one.
+      do {
+        this.again = false;
+        await this.lookOnce();
+      } while (this.again);
+    } finally {
+      this.looking = false;
+    }
+  }
+
+  private async lookOnce(): Promise<void> {
     const { deps } = this;
     const startedAt = Date.now();
     try {
       const members = deps.roster.read().members;
-      const ready = deps.board.readyTasks(members.length + 1);
+      const ready = await deps.board.readyTasks(members.length + 1);
       const starting = members.filter((m) => m.status === 'starting' && deps.hasProcess(m.name)).length;
-      const input = deps.work.wakeInput(members, deps.hasProcess, ready.length, this.bells.available() + this.bells.inFlight() + starting);
+      const input = await deps.work.wakeInput(members, deps.hasProcess, ready.length, this.bells.available() + this.bells.inFlight() + starting);
       for (const name of chooseWakeUps(input)) {
         deps.logger.info({ teammate: name }, 'waking teammate: work appeared');
         deps.launch(name);

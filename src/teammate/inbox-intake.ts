@@ -1,6 +1,6 @@
 import { appendUser } from '../agent/conversation.js';
 import { messageDirective } from '../agent/directives.js';
-import type { InboxConsumer } from '../inbox/consumer.js';
+import type { InboxReader } from '../store/mail-store.js';
 import type { Message } from '../inbox/message.js';
 import type { Logger } from '../logger.js';
 import type { PlanGate } from './plan-gate.js';
@@ -23,7 +23,7 @@ export class InboxIntake {
     private readonly deps: {
       readonly name: string;
       readonly session: Session;
-      readonly consumer: InboxConsumer;
+      readonly consumer: InboxReader;
       readonly plans: PlanGate;
       readonly verifyGrant: (message: Message) => boolean;
       readonly save: () => void;
@@ -31,16 +31,16 @@ export class InboxIntake {
     },
   ) {}
 
-  take(): Intake {
+  async take(): Promise<Intake> {
     const { consumer, session } = this.deps;
-    const batch = consumer.read();
+    const batch = await consumer.read();
     if (batch.messages.length === 0) return { shutdown: null, injected: false };
     const shutdown = batch.messages.find((m) => m.type === 'shutdown_request' && this.granted(m)) ?? null;
     // Messages beside a shutdown request still reach the saved conversation: none is lost.
     const injected = this.inject(batch.messages);
     session.handled.push(...batch.messages.map((m) => m.id));
     this.deps.save();
-    consumer.commit(batch);
+    await consumer.commit(batch);
     return { shutdown, injected };
   }
 

@@ -1,7 +1,7 @@
 import { requestDaemon } from '../daemon/control-client.js';
 import { TeamdError } from '../errors.js';
 import { answerRequest } from '../inbox/answer-request.js';
-import type { Mailbox } from '../inbox/mailbox.js';
+import type { MailStore } from '../store/mail-store.js';
 import { findPlanRequest, readPlanRequests } from '../inbox/plan-requests.js';
 import type { StatePaths } from '../paths.js';
 import { LEAD, readConfig, USER } from '../roster/roster.js';
@@ -12,7 +12,7 @@ import type { LeadPowers } from '../tools/tool.js';
  * models and budgets as for `teamd spawn`); requests are answered as the lead, signed, and
  * only the kinds the settings (`leadAnswers`) let it answer; reports go to the person.
  */
-export function leadPowers(deps: { readonly paths: StatePaths; readonly mailbox: Mailbox }): LeadPowers {
+export function leadPowers(deps: { readonly paths: StatePaths; readonly mailbox: MailStore }): LeadPowers {
   const { paths, mailbox } = deps;
   return {
     members: () => readConfig(paths.config).members,
@@ -25,8 +25,8 @@ export function leadPowers(deps: { readonly paths: StatePaths; readonly mailbox:
       const result = (await requestDaemon(paths, { op: 'shutdown', name, force }, 60_000)) as { rung?: string };
       return `${name} stopped (${result.rung ?? 'done'})`;
     },
-    answer(idOrPrefix, approve, feedback, kind) {
-      const request = findPlanRequest(readPlanRequests(paths), idOrPrefix);
+    async answer(idOrPrefix, approve, feedback, kind) {
+      const request = findPlanRequest(await readPlanRequests(mailbox, paths), idOrPrefix);
       if (request.kind !== kind)
         throw new TeamdError(
           'USAGE',
@@ -38,11 +38,11 @@ export function leadPowers(deps: { readonly paths: StatePaths; readonly mailbox:
           'USAGE',
           `${request.kind} requests are answered by the person (teamd approve|reject ${request.requestId.slice(0, 8)}); the setting leadAnswers.${request.kind === 'permission' ? 'permissions' : 'plans'} would let you. Tell the person if it is urgent (report)`,
         );
-      answerRequest(mailbox, request, { approve, feedback });
+      await answerRequest(mailbox, request, { approve, feedback });
       return `${approve ? 'approved' : 'rejected'} ${request.from}'s ${request.kind} request ${request.requestId.slice(0, 8)}${request.taskId ? ` for task ${request.taskId}` : ''}`;
     },
-    report(content, final, goal) {
-      mailbox.send({ from: LEAD, to: USER, content, extra: { report: final ? 'final' : 'progress', ...(goal ? { goal } : {}) } });
+    async report(content, final, goal) {
+      await mailbox.send({ from: LEAD, to: USER, content, extra: { report: final ? 'final' : 'progress', ...(goal ? { goal } : {}) } });
       return final ? 'final report sent to the person' : 'reported to the person';
     },
   };

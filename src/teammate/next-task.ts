@@ -1,11 +1,11 @@
-import type { Board } from '../board/board.js';
+import type { TaskBoard } from '../store/task-board.js';
 import type { Task } from '../board/task.js';
 import type { Logger } from '../logger.js';
 import type { WakeTracker } from './wake-tracker.js';
 
 export interface NextTaskDeps {
   readonly name: string;
-  readonly board: Board;
+  readonly board: TaskBoard;
   readonly wakes: WakeTracker;
   readonly logger: Logger;
   /** True while the daemon has looked at the board since it last changed (board/look-marker.ts). */
@@ -24,7 +24,7 @@ export class NextTask {
 
   async find(worked: ReadonlySet<number>, gaveUp: readonly number[], recheck: boolean): Promise<{ task: Task; resumed: boolean } | null> {
     const { board, name, wakes } = this.deps;
-    const own = board.ownedBy(name).find((task) => !worked.has(task.id));
+    const own = (await board.ownedBy(name)).find((task) => !worked.has(task.id));
     if (own) return { task: own, resumed: true };
     const prefer = wakes.takeHints();
     if (recheck && prefer.length === 0 && this.deps.daemonCoversBoard?.()) return null;

@@ -1,5 +1,5 @@
 import type { Task } from '../board/task.js';
-import type { Mailbox } from '../inbox/mailbox.js';
+import type { MailStore } from '../store/mail-store.js';
 import type { Message } from '../inbox/message.js';
 import { planDirective } from '../agent/directives.js';
 import { LEAD } from '../roster/roster.js';
@@ -16,7 +16,7 @@ export class PlanGate {
       readonly name: string;
       readonly required: boolean;
       readonly session: Session;
-      readonly mailbox: Mailbox;
+      readonly mailbox: MailStore;
     },
   ) {}
 
@@ -33,8 +33,8 @@ export class PlanGate {
   }
 
   /** Sends the plan to the lead; returns the request id. */
-  submit(plan: string, task: Task | null): string {
-    const request = this.deps.mailbox.send({
+  async submit(plan: string, task: Task | null): Promise<string> {
+    const request = await this.deps.mailbox.send({
       from: this.deps.name,
       to: LEAD,
       type: 'plan_approval_request',

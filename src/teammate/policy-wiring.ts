@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Mailbox } from '../inbox/mailbox.js';
+import type { MailStore } from '../store/mail-store.js';
 import type { Message } from '../inbox/message.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
@@ -49,7 +49,7 @@ export function policyGateMaker(deps: {
   readonly workspace: string;
   readonly paths: StatePaths;
   readonly sessionId: string;
-  readonly mailbox: Mailbox;
+  readonly mailbox: MailStore;
   readonly bell: Doorbell;
   readonly verifyGrant: (message: Message) => boolean;
   readonly env: NodeJS.ProcessEnv;

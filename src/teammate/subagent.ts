@@ -60,7 +60,7 @@ export class SubagentRunner {
       shell: parent.shell,
       signal: parent.signal,
       claims: new Map(),
-      control: { submitPlan: () => 'a subagent submits no plan' },
+      control: { submitPlan: async () => 'a subagent submits no plan' },
       ...(parent.skills ? { skills: parent.skills } : {}),
     };
     const messages: ChatMessage[] = [{ role: 'user', content: [{ type: 'text', text: subtaskDirective(request.description, request.prompt) }] }];

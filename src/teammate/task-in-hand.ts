@@ -1,4 +1,4 @@
-import type { Board } from '../board/board.js';
+import type { TaskBoard } from '../store/task-board.js';
 import type { Task } from '../board/task.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
@@ -19,7 +19,13 @@ export class TaskInHand {
   private readonly worktrees: TaskWorktrees;
 
   constructor(
-    private readonly deps: { readonly name: string; readonly workspace: string; readonly paths: StatePaths; readonly board: Board; readonly logger: Logger },
+    private readonly deps: {
+      readonly name: string;
+      readonly workspace: string;
+      readonly paths: StatePaths;
+      readonly board: TaskBoard;
+      readonly logger: Logger;
+    },
   ) {
     this.folder = deps.workspace;
     this.worktrees = new TaskWorktrees(deps);
@@ -51,6 +57,6 @@ export class TaskInHand {
 
   /** Before `complete_task` tells the board: the task's worktree committed, if it has one. */
   async beforeComplete(id: number): Promise<void> {
-    if (this.task?.id === id) await this.worktrees.commit(this.deps.board.get(id));
+    if (this.task?.id === id) await this.worktrees.commit(await this.deps.board.get(id));
   }
 }

@@ -1,6 +1,6 @@
-import type { Board } from '../board/board.js';
+import type { TaskBoard } from '../store/task-board.js';
 import type { Task } from '../board/task.js';
-import type { Mailbox } from '../inbox/mailbox.js';
+import type { MailStore } from '../store/mail-store.js';
 import type { Logger } from '../logger.js';
 import { describeModelError } from '../model/model-client.js';
 import { LEAD } from '../roster/roster.js';
@@ -10,8 +10,8 @@ export class TaskOutcomes {
   constructor(
     private readonly deps: {
       readonly name: string;
-      readonly board: Board;
-      readonly mailbox: Mailbox;
+      readonly board: TaskBoard;
+      readonly mailbox: MailStore;
       readonly logger: Logger;
       /** The fencing token held for each task this teammate took. */
       readonly claims: ReadonlyMap<number, number>;
@@ -19,10 +19,10 @@ export class TaskOutcomes {
   ) {}
 
   /** After complete_task / fail_task succeeded: a task_completed or task_failed notice. */
-  finished(taskId: number): void {
-    const task = this.deps.board.get(taskId);
+  async finished(taskId: number): Promise<void> {
+    const task = await this.deps.board.get(taskId);
     if (task.status !== 'completed' && task.status !== 'failed') return;
-    this.tell(
+    await this.tell(
       task.status === 'completed' ? 'task_completed' : 'task_failed',
       `task ${taskId} ${task.status}: ${task.subject}${task.result ? `\n${task.result.slice(0, 2000)}` : ''}`,
       taskId,
@@ -46,7 +46,7 @@ export class TaskOutcomes {
   /** The model kept ending its turn without finishing the task: it goes back to the board, and the lead hears why. */
   async gaveUp(task: Task, why: string): Promise<boolean> {
     const released = await this.release(task, why);
-    if (released) this.tell('message', `I gave task ${task.id} back to the board: ${why}. Someone else may take it; I will not.`, task.id);
+    if (released) await this.tell('message', `I gave task ${task.id} back to the board: ${why}. Someone else may take it; I will not.`, task.id);
     return released;
   }
 
@@ -60,7 +60,7 @@ export class TaskOutcomes {
   async unusable(task: Task | null, reason: string): Promise<void> {
     this.deps.logger.error({ taskId: task?.id, reason }, 'the model cannot be used; no more work taken');
     const released = task ? await this.release(task, reason) : false;
-    this.tell(
+    await this.tell(
       'message',
       `I stopped taking work: ${reason}.${released ? ` Task ${task!.id} is back on the board.` : ''} Fix it, then: teamd spawn ${this.deps.name} <role> [--model <id>]`,
       ...(released ? [task!.id] : []),
@@ -71,7 +71,7 @@ export class TaskOutcomes {
   async budgetReached(task: Task | null, reason: string, tell: boolean, name: string): Promise<void> {
     const released = task ? await this.release(task, reason) : false;
     if (!tell) return;
-    this.tell(
+    await this.tell(
       'message',
       `I stopped: ${reason}, and I take no more work.${released ? ` Task ${task!.id} is back on the board.` : ''} Raise it with: teamd budget ${name} <tokens> (or teamd budget --team <tokens>)`,
     );
@@ -79,7 +79,7 @@ export class TaskOutcomes {
 
   /** Puts an open task this teammate owns back on the board, fenced by its claim; false when it no longer owns it. */
   async release(task: Task, why: string): Promise<boolean> {
-    if (!this.ownsOpen(task.id)) return false;
+    if (!(await this.ownsOpen(task.id))) return false;
     try {
       await this.deps.board.release(task.id, { owner: this.deps.name, claim: this.deps.claims.get(task.id) });
       this.deps.logger.info({ taskId: task.id, why }, 'task released back to the board');
@@ -90,9 +90,9 @@ export class TaskOutcomes {
     }
   }
 
-  ownsOpen(taskId: number): boolean {
+  async ownsOpen(taskId: number): Promise<boolean> {
     try {
-      const task = this.deps.board.get(taskId);
+      const task = await this.deps.board.get(taskId);
       return task.status === 'in_progress' && task.owner === this.deps.name;
     } catch {
       return false;
@@ -100,20 +100,20 @@ export class TaskOutcomes {
   }
 
   private async failWithNotice(task: Task | null, reason: string, otherwise: string): Promise<void> {
-    if (task && this.ownsOpen(task.id)) {
+    if (task && (await this.ownsOpen(task.id))) {
       try {
         await this.deps.board.fail(task.id, { owner: this.deps.name, claim: this.deps.claims.get(task.id) }, reason);
-        this.tell('task_failed', `task ${task.id} failed: ${reason}`, task.id);
+        await this.tell('task_failed', `task ${task.id} failed: ${reason}`, task.id);
         return;
       } catch (error) {
         // Taken away meanwhile (cancelled, released by the lead): the lead still hears what happened.
         this.deps.logger.warn({ err: error, taskId: task.id }, 'could not mark the task failed');
       }
     }
-    this.tell('message', otherwise);
+    await this.tell('message', otherwise);
   }
 
-  private tell(type: 'message' | 'task_completed' | 'task_failed', content: string, taskId?: number): void {
-    this.deps.mailbox.send({ from: this.deps.name, to: LEAD, type, content, ...(taskId === undefined ? {} : { extra: { taskId } }) });
+  private async tell(type: 'message' | 'task_completed' | 'task_failed', content: string, taskId?: number): Promise<void> {
+    await this.deps.mailbox.send({ from: this.deps.name, to: LEAD, type, content, ...(taskId === undefined ? {} : { extra: { taskId } }) });
   }
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Board } from '../board/board.js';
+import type { TaskBoard } from '../store/task-board.js';
 import type { Task } from '../board/task.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
@@ -11,7 +11,13 @@ import { commitWorktree, ensureWorktree, recordWorktreeEvent } from '../worktree
  */
 export class TaskWorktrees {
   constructor(
-    private readonly deps: { readonly name: string; readonly workspace: string; readonly paths: StatePaths; readonly board: Board; readonly logger: Logger },
+    private readonly deps: {
+      readonly name: string;
+      readonly workspace: string;
+      readonly paths: StatePaths;
+      readonly board: TaskBoard;
+      readonly logger: Logger;
+    },
   ) {}
 
   /**

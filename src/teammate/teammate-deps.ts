@@ -1,8 +1,7 @@
 import type { Identity } from '../agent/system-prompt.js';
 import type { TodoItem } from '../agent/todos.js';
-import type { Board } from '../board/board.js';
-import type { InboxConsumer } from '../inbox/consumer.js';
-import type { Mailbox } from '../inbox/mailbox.js';
+import type { InboxReader, MailStore } from '../store/mail-store.js';
+import type { TaskBoard } from '../store/task-board.js';
 import type { Message } from '../inbox/message.js';
 import type { BackgroundJobs } from '../jobs/background-jobs.js';
 import type { Logger } from '../logger.js';
@@ -24,9 +23,9 @@ export interface TeammateDeps {
   /** Whether a grant-type message carries the person's or the daemon's signature (inbox/protocol-key.ts). */
   readonly verifyGrant: (message: Message) => boolean;
   readonly logger: Logger;
-  readonly board: Board;
-  readonly mailbox: Mailbox;
-  readonly consumer: InboxConsumer;
+  readonly board: TaskBoard;
+  readonly mailbox: MailStore;
+  readonly consumer: InboxReader;
   /** Its background commands: their ends are told to the conversation, and while one runs the teammate does not go to sleep. */
   readonly jobs: BackgroundJobs;
   /** Skills and long-term memory: in the system prompt of every call, and behind load_skill and remember. */

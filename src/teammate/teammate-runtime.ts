@@ -151,9 +151,9 @@ export class TeammateRuntime {
         link.send({ type: 'errored', reason: this.unusable });
         return 'errored';
       }
-      const injected = this.readInbox();
+      const injected = await this.readInbox();
       if (this.shutdownRequest) {
-        this.answerShutdown(this.shutdownRequest);
+        await this.answerShutdown(this.shutdownRequest);
         return 'shutdown';
       }
       if (injected) {
@@ -172,7 +172,7 @@ export class TeammateRuntime {
         continue;
       }
       // A task it holds while the lead considers its plan: no second one meanwhile.
-      if (!this.deps.lead && !this.holdsTask() && (await this.takeNextTask(recheck))) {
+      if (!this.deps.lead && !(await this.holdsTask()) && (await this.takeNextTask(recheck))) {
         await this.work();
         idleSince = Date.now();
         continue;
@@ -246,7 +246,7 @@ export class TeammateRuntime {
         continue;
       }
       const task = this.currentTask;
-      const owns = task !== null && this.outcomes.ownsOpen(task.id);
+      const owns = task !== null && (await this.outcomes.ownsOpen(task.id));
       const after = decideAfterUnit(end, { ownsTask: owns, awaitingPlan: owns && this.plans.awaitingAnswer(task), reminders });
       if (after.action === 'remind' && task) {
         appendUser(this.deps.session.messages, [{ type: 'text', text: remindDirective(task, reminders + 1, MAX_REMINDERS) }]);
@@ -312,8 +312,8 @@ export class TeammateRuntime {
       maxTokens: this.deps.maxTokens,
       ...(this.deps.maxTokensCap ? { maxTokensCap: this.deps.maxTokensCap } : {}),
       shouldStop: () => this.stopper.signal.aborted || this.shutdownRequest !== null,
-      absorbInput: () => {
-        this.readInbox();
+      absorbInput: async () => {
+        await this.readInbox();
         this.todos.remind(this.currentTask !== null);
       },
       overBudget: (messages) => this.budget.check(messages).over,
@@ -321,7 +321,7 @@ export class TeammateRuntime {
     for await (const event of events) {
       if (event.type === 'turn_end') end = { kind: 'turn_end', reason: event.reason, text: event.text };
       if (event.type === 'error') end = { kind: 'error', error: event.error };
-      this.onEvent(event);
+      await this.onEvent(event);
     }
     this.busy = false;
     this.save();
@@ -335,7 +335,7 @@ export class TeammateRuntime {
     this.endTask();
   }
 
-  private onEvent(event: AgentEvent): void {
+  private async onEvent(event: AgentEvent): Promise<void> {
     const { logger } = this.deps;
     logAgentEvent(logger, event, this.currentTask?.id ?? null);
     if (event.type === 'usage') {
@@ -346,7 +346,7 @@ export class TeammateRuntime {
     // Compaction changed the whole conversation: the next save replaces the file instead of appending.
     if (event.type === 'compacted') this.rewriteSession = true;
     if (event.type === 'step') this.save();
-    if (event.type === 'tool_result' && event.effect) this.applyEffect(event.effect);
+    if (event.type === 'tool_result' && event.effect) await this.applyEffect(event.effect);
   }
 
   /** A call's tokens, the teammate's own or a helper's: in its usage, its budget and the roster. */
@@ -356,12 +356,12 @@ export class TeammateRuntime {
     link.send({ type: 'usage', usage: session.usage });
   }
 
-  private applyEffect(effect: ToolEffect): void {
+  private async applyEffect(effect: ToolEffect): Promise<void> {
     this.hooks.taskEvent(effect);
     switch (effect.kind) {
       case 'task-claimed':
         try {
-          this.take(this.deps.board.get(effect.id));
+          this.take(await this.deps.board.get(effect.id));
         } catch (error) {
           // Claimed by a tool: the model sees the failure at its next call; the task stays claimed for the lead to see.
           this.deps.logger.error({ err: error, taskId: effect.id }, 'worktree could not be made for a task claimed by a tool');
@@ -370,7 +370,7 @@ export class TeammateRuntime {
         return;
       case 'task-completed':
       case 'task-failed':
-        this.outcomes.finished(effect.id);
+        await this.outcomes.finished(effect.id);
         if (this.currentTask?.id === effect.id) this.endTask();
         return;
       case 'idle':
@@ -381,15 +381,15 @@ export class TeammateRuntime {
     }
   }
 
-  private holdsTask(): boolean {
-    if (this.currentTask && !this.outcomes.ownsOpen(this.currentTask.id)) this.endTask();
+  private async holdsTask(): Promise<boolean> {
+    if (this.currentTask && !(await this.outcomes.ownsOpen(this.currentTask.id))) this.endTask();
     return this.currentTask !== null;
   }
 
   /** New inbox messages into the conversation; a signed shutdown request is kept for the loop. True when something was added. */
-  private readInbox(): boolean {
+  private async readInbox(): Promise<boolean> {
     if (this.shutdownRequest) return false;
-    const { shutdown, injected } = this.intake.take();
+    const { shutdown, injected } = await this.intake.take();
     this.shutdownRequest = shutdown;
     const told = this.jobIntake.take();
     return injected || told;
@@ -404,9 +404,9 @@ export class TeammateRuntime {
     this.save();
   }
 
-  private answerShutdown(request: Message): void {
+  private async answerShutdown(request: Message): Promise<void> {
     this.deps.link.send({ type: 'shutting-down' });
-    this.deps.mailbox.send({
+    await this.deps.mailbox.send({
       from: this.deps.identity.name,
       to: request.from,
       type: 'shutdown_response',
@@ -436,8 +436,8 @@ export class TeammateRuntime {
       claims: this.hand.claims,
       control: {
         beforeComplete: (id) => this.hand.beforeComplete(id),
-        submitPlan: (plan) => {
-          const requestId = this.plans.submit(plan, this.currentTask);
+        submitPlan: async (plan) => {
+          const requestId = await this.plans.submit(plan, this.currentTask);
           this.save();
           return requestId;
         },

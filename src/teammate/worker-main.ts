@@ -1,11 +1,10 @@
 import path from 'node:path';
 import { repairConversation } from '../agent/conversation.js';
-import { Board } from '../board/board.js';
 import { LookMarker } from '../board/look-marker.js';
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
-import { InboxConsumer } from '../inbox/consumer.js';
-import { Mailbox } from '../inbox/mailbox.js';
+import { openStore } from '../store/open-store.js';
+import { storeSetting } from '../store/store-setting.js';
 import { ProtocolKey } from '../inbox/protocol-key.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createAnthropicClient } from '../model/model-client.js';
@@ -90,10 +89,16 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
   }
   const handled = new Set(session.handled);
   const locker = new FileLocker({ logger });
-  const looked = new LookMarker(paths.boardLooked, paths.tasksDir);
+  const store = await openStore(storeSetting(paths, config.settings, proc.env), { paths, logger, poolSize: 2 });
+  const looked = store.setting.kind === 'files' ? new LookMarker(paths.boardLooked, paths.tasksDir) : null;
   // Its own inbox only, and the daemon's bell for ready work (link below): a change elsewhere
   // wakes nobody here. The safety re-check covers a lost event and a daemon that does not ring.
-  const bell = await Doorbell.open({ files: [paths.inboxFile(args.name)], rescanMs: config.settings.recheckMs, logger });
+  // A file store's inbox is watched as a file; a PostgreSQL store's tells of new rows (LISTEN).
+  const bell = await Doorbell.open({ files: store.setting.kind === 'files' ? [paths.inboxFile(args.name)] : [], rescanMs: config.settings.recheckMs, logger });
+  const listening = await store.listen(
+    (event) => event.kind === 'message' && event.to === args.name,
+    () => bell.ring('change', false),
+  );
   const workspace = path.dirname(paths.root);
   const sandbox = sandboxFromEnv(proc.env) ?? detectSandbox();
   if (sandbox.kind === 'none' && config.settings.sandbox === 'required') {
@@ -102,7 +107,7 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
   if (sandbox.kind === 'none' || config.settings.sandbox === 'off')
     logger.warn({ sandbox: describeSandbox(sandbox, config.settings.sandbox) }, 'commands are NOT sandboxed');
   const protocolKey = new ProtocolKey(paths.protocolKey);
-  const mailbox = new Mailbox({ paths, logger });
+  const mailbox = store.mail;
   let commandsStarted = 0;
   const launcher = createShellLauncher({
     kind: sandbox,
@@ -166,15 +171,9 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     shell,
     verifyGrant: (message) => protocolKey.verify(message),
     logger,
-    board: new Board({ paths, locker, logger }),
+    board: store.board,
     mailbox,
-    consumer: new InboxConsumer({
-      paths,
-      name: args.name,
-      logger,
-      isHandled: (id) => handled.has(id),
-      ...(isLead ? { cursorFile: paths.leadAgentCursor } : {}),
-    }),
+    consumer: mailbox.reader({ name: args.name, isHandled: (id) => handled.has(id), ...(isLead ? { cursor: 'lead-agent' as const } : {}) }),
     jobs,
     todos: (items) => {
       try {
@@ -208,7 +207,7 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     },
     backoff: { baseMs: config.settings.modelRetryBaseMs, maxMs: config.settings.modelRetryMaxMs },
     maxTokensCap: outputCap,
-    daemonCoversBoard: () => looked.covers(),
+    ...(looked ? { daemonCoversBoard: () => looked.covers() } : {}),
     makeGate: policyGateMaker({
       name: args.name,
       role: member.role,
@@ -247,7 +246,9 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     jobs.stopAll('its teammate stopped while it ran');
     // Its MCP servers end with it: stdin closed, then SIGTERM, then SIGKILL to each one's process group.
     await mcp?.stopAll();
+    await listening?.close();
     await bell.close();
+    await store.close();
   }
 }
 

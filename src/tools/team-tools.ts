@@ -23,9 +23,15 @@ export const listTasksTool = defineTool({
   needsApprovedPlan: false,
   run: async (input, ctx) =>
     json(
-      ctx.board
-        .list({ status: input.status, ready: input.ready })
-        .tasks.map((t) => ({ id: t.id, subject: t.subject, status: t.status, owner: t.owner, blockedBy: t.blockedBy, ready: t.ready, stuck: t.stuck })),
+      (await ctx.board.list({ status: input.status, ready: input.ready })).tasks.map((t) => ({
+        id: t.id,
+        subject: t.subject,
+        status: t.status,
+        owner: t.owner,
+        blockedBy: t.blockedBy,
+        ready: t.ready,
+        stuck: t.stuck,
+      })),
     ),
 });
 
@@ -114,7 +120,7 @@ export const sendMessageTool = defineTool({
   needsApprovedPlan: false,
   run: (input, ctx) =>
     expected(async () => {
-      const message = ctx.mailbox.send({ from: ctx.name, to: input.to, content: input.content });
+      const message = await ctx.mailbox.send({ from: ctx.name, to: input.to, content: input.content });
       return { content: `sent to ${message.to}` };
     }),
 });
@@ -126,12 +132,7 @@ export const broadcastTool = defineTool({
   needsApprovedPlan: false,
   run: (input, ctx) =>
     expected(async () => ({
-      content: `sent to ${
-        ctx.mailbox
-          .broadcast({ from: ctx.name, content: input.content })
-          .map((m) => m.to)
-          .join(', ') || 'nobody'
-      }`,
+      content: `sent to ${(await ctx.mailbox.broadcast({ from: ctx.name, content: input.content })).map((m) => m.to).join(', ') || 'nobody'}`,
     })),
 });
 
@@ -153,5 +154,5 @@ export const submitPlanTool = defineTool({
       .max(64 * 1024),
   }),
   needsApprovedPlan: false,
-  run: async (input, ctx) => ({ content: `plan sent for approval (request ${ctx.control.submitPlan(input.plan)}); wait for the lead's answer` }),
+  run: async (input, ctx) => ({ content: `plan sent for approval (request ${await ctx.control.submitPlan(input.plan)}); wait for the lead's answer` }),
 });

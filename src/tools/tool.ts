@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { Board } from '../board/board.js';
-import type { Mailbox } from '../inbox/mailbox.js';
+import type { MailStore } from '../store/mail-store.js';
+import type { TaskBoard } from '../store/task-board.js';
 import type { BackgroundJobs } from '../jobs/background-jobs.js';
 import type { ScheduleStore } from '../cron/schedule-store.js';
 import type { Member } from '../roster/roster.js';
@@ -29,8 +29,8 @@ export interface ToolContext {
   readonly workspace: string;
   /** The state folder: marks the commands this teammate starts, so the daemon can clean up after a crash. */
   readonly stateDir: string;
-  readonly board: Board;
-  readonly mailbox: Mailbox;
+  readonly board: TaskBoard;
+  readonly mailbox: MailStore;
   /** Turns a shell command into a process to spawn: sandboxed where possible, with an environment without secrets. */
   readonly shell: ShellLauncher;
   /** The teammate's background commands (bash with run_in_background); absent where there are none (a one-shot helper). */
@@ -55,7 +55,7 @@ export interface ToolContext {
   readonly claims: Map<number, number>;
   /** Called by `submit_plan`: the runtime's side of the control tools. */
   readonly control: {
-    submitPlan(plan: string): string;
+    submitPlan(plan: string): Promise<string>;
     /** Called by `complete_task` before the board is told: a task's worktree is committed first. */
     beforeComplete?(id: number): Promise<void>;
   };
@@ -67,9 +67,9 @@ export interface LeadPowers {
   spawn(spec: { name: string; role: string; plan?: boolean | undefined; budgetTokens?: number | undefined; prompt?: string | undefined }): Promise<string>;
   shutdown(name: string, force: boolean): Promise<string>;
   /** Answers a plan or permission request; one the lead may not answer (settings) is refused, saying the person will. */
-  answer(idOrPrefix: string, approve: boolean, feedback: string, kind: 'plan' | 'permission'): string;
+  answer(idOrPrefix: string, approve: boolean, feedback: string, kind: 'plan' | 'permission'): Promise<string>;
   /** A message to the person (`user.jsonl`); `final` ends a goal's run (teamd run prints it and exits). */
-  report(content: string, final: boolean, goal?: string): string;
+  report(content: string, final: boolean, goal?: string): Promise<string>;
 }
 
 export interface ShellLauncher {

@@ -32,8 +32,8 @@ export const keepWorktreeTool = defineTool({
   input: z.object({ task_id: taskIdSchema }),
   needsApprovedPlan: false,
   run: (input, ctx) =>
-    expected(() => {
-      const task = ctx.board.get(input.task_id);
+    expected(async () => {
+      const task = await ctx.board.get(input.task_id);
       if (!task.worktree) return toolError(`task ${input.task_id} has no worktree`);
       recordWorktreeEvent(statePaths(ctx.stateDir), 'kept', { taskId: task.id, branch: task.worktree.branch, by: ctx.name });
       return { content: `keeping the worktree of task ${task.id}` };
@@ -48,7 +48,7 @@ export const removeWorktreeTool = defineTool({
   needsApprovedPlan: true,
   run: (input, ctx) =>
     expected(async () => {
-      const task = ctx.board.get(input.task_id);
+      const task = await ctx.board.get(input.task_id);
       if (!task.worktree) return toolError(`task ${input.task_id} has no worktree`);
       const paths = statePaths(ctx.stateDir);
       removeWorktree(workspaceOf(ctx), worktreePath(paths, task.worktree.name), input.force === true);

@@ -46,6 +46,7 @@ export class Doorbell {
   private closed = false;
   private readonly folderWatchers: fs.FSWatcher[] = [];
   private fileWatcher: FSWatcher | null = null;
+  private readonly closeHooks: (() => Promise<void>)[] = [];
 
   private constructor(private readonly options: DoorbellOptions) {}
 
@@ -148,6 +149,12 @@ export class Doorbell {
     for (const waiter of this.waiters.splice(0)) waiter('aborted');
     for (const watcher of this.folderWatchers) watcher.close();
     await this.fileWatcher?.close();
+    for (const hook of this.closeHooks.splice(0)) await hook();
+  }
+
+  /** Runs when the bell closes: whatever else rings it (a store's LISTEN connection) ends with it. */
+  onClose(hook: () => Promise<void>): void {
+    this.closeHooks.push(hook);
   }
 }
 

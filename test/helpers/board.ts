@@ -1,7 +1,24 @@
 import { Board } from '../../src/board/board.js';
+import { Mailbox } from '../../src/inbox/mailbox.js';
+import { fileMailStore } from '../../src/store/file-mail-store.js';
+import { fileTaskBoard } from '../../src/store/file-task-board.js';
+import type { MailStore } from '../../src/store/mail-store.js';
+import type { TaskBoard } from '../../src/store/task-board.js';
 import { FileLocker, type LockTimings } from '../../src/fs/file-lock.js';
 import { createLogger } from '../../src/logger.js';
 import { statePaths, type StatePaths } from '../../src/paths.js';
+
+/** The same board behind the store interface (what teammates, tools and commands are given). */
+export function openTaskBoard(root: string, timings?: Partial<LockTimings>): { board: TaskBoard; paths: StatePaths; files: Board } {
+  const { board, paths } = openBoard(root, timings);
+  return { board: fileTaskBoard(board), paths, files: board };
+}
+
+/** A file mail store over a state folder. */
+export function openMailStore(paths: StatePaths): MailStore {
+  const logger = createLogger();
+  return fileMailStore({ paths, mailbox: new Mailbox({ paths, logger }), logger });
+}
 
 export function openBoard(root: string, timings?: Partial<LockTimings>): { board: Board; paths: StatePaths; locker: FileLocker } {
   const paths = statePaths(root);

@@ -2,13 +2,13 @@ import path from 'node:path';
 import { detectSandbox } from '../../src/sandbox/sandbox.js';
 import { createShellLauncher } from '../../src/sandbox/shell-launcher.js';
 import type { ToolContext } from '../../src/tools/tool.js';
-import { openBoard } from './board.js';
+import { openTaskBoard } from './board.js';
 import { makeTempDir } from './temp-dir.js';
 
 /** A tool context over a fresh workspace with a real board and shell launcher; tests override what they need. */
 export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
   const workspace = makeTempDir('teamd-ws-');
-  const { board } = openBoard(path.join(workspace, '.team'));
+  const { board } = openTaskBoard(path.join(workspace, '.team'));
   return {
     name: 'alice',
     workspace,
@@ -25,7 +25,7 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
     mailbox: {} as ToolContext['mailbox'],
     signal: new AbortController().signal,
     claims: new Map(),
-    control: { submitPlan: () => 'req-1' },
+    control: { submitPlan: async () => 'req-1' },
     ...overrides,
   };
 }

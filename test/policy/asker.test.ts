@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readInboxFrom } from '../../src/inbox/inbox-file.js';
-import { Mailbox } from '../../src/inbox/mailbox.js';
 import { createLogger } from '../../src/logger.js';
 import { PermissionAsker } from '../../src/policy/permission-asker.js';
 import { runTeamd } from '../helpers/processes.js';
 import { writeRoster } from '../helpers/team.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { openMailStore } from '../helpers/board.js';
 
 describe('asking the lead, with adversarial input', () => {
   it('a call whose input is megabytes (a whole file) still reaches the lead, bounded, and the wait ends at its timeout with the default', async () => {
@@ -16,7 +16,7 @@ describe('asking the lead, with adversarial input', () => {
     const asker = new PermissionAsker({
       name: 'alice',
       paths,
-      mailbox: new Mailbox({ paths, logger: createLogger() }),
+      mailbox: openMailStore(paths),
       verifyGrant: () => false,
       // No doorbell in this test: the wait ends at its deadline.
       waitForInbox: (signal, ms) => new Promise((resolve) => setTimeout(resolve, Math.min(ms, 50))),

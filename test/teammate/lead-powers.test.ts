@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { Mailbox } from '../../src/inbox/mailbox.js';
+import { openMailStore } from '../helpers/board.js';
 import { readInboxFrom } from '../../src/inbox/inbox-file.js';
 import { leadPowers } from '../../src/teammate/lead-powers.js';
 import { writeRoster } from '../helpers/team.js';
@@ -20,36 +21,36 @@ function withRequests(leadAnswers?: { plans?: boolean; permissions?: boolean }) 
   const plan = mailbox.send({ from: 'alice', to: 'lead', type: 'plan_approval_request', content: 'my plan', extra: { taskId: 1 } });
   const permission = mailbox.send({ from: 'alice', to: 'lead', type: 'permission_request', content: 'may I', extra: { tool: 'bash', input: {} } });
   const answers = () => readInboxFrom(paths.inboxFile('alice'), 0).messages.map((m) => m.message);
-  return { paths, powers: leadPowers({ paths, mailbox }), plan: plan.requestId!, permission: permission.requestId!, answers };
+  return { paths, powers: leadPowers({ paths, mailbox: openMailStore(paths) }), plan: plan.requestId!, permission: permission.requestId!, answers };
 }
 
 describe("the lead agent's powers", () => {
-  it('answers a plan request, signed as the lead; a second answer is refused', () => {
+  it('answers a plan request, signed as the lead; a second answer is refused', async () => {
     const { powers, plan, answers } = withRequests();
-    expect(powers.answer(plan, true, 'good plan', 'plan')).toBe(`approved alice's plan request ${plan.slice(0, 8)} for task 1`);
+    expect(await powers.answer(plan, true, 'good plan', 'plan')).toBe(`approved alice's plan request ${plan.slice(0, 8)} for task 1`);
     expect(answers()).toEqual([
       expect.objectContaining({ type: 'plan_approval_response', from: 'lead', approve: true, content: 'good plan', sig: expect.any(String) }),
     ]);
-    expect(() => powers.answer(plan, false, 'changed my mind', 'plan')).toThrow(/was already approved/);
+    await expect(powers.answer(plan, false, 'changed my mind', 'plan')).rejects.toThrow(/was already approved/);
   });
 
-  it('leaves permission requests to the person unless leadAnswers.permissions says otherwise; plans too when leadAnswers.plans is false', () => {
+  it('leaves permission requests to the person unless leadAnswers.permissions says otherwise; plans too when leadAnswers.plans is false', async () => {
     const byDefault = withRequests();
-    expect(() => byDefault.powers.answer(byDefault.permission, true, '', 'permission')).toThrow(
+    await expect(byDefault.powers.answer(byDefault.permission, true, '', 'permission')).rejects.toThrow(
       `permission requests are answered by the person (teamd approve|reject ${byDefault.permission.slice(0, 8)})`,
     );
     expect(byDefault.answers()).toEqual([]);
     const widened = withRequests({ permissions: true, plans: false });
-    expect(widened.powers.answer(widened.permission, false, 'not now', 'permission')).toMatch(/^rejected alice's permission request/);
-    expect(() => widened.powers.answer(widened.plan, true, '', 'plan')).toThrow(/plan requests are answered by the person/);
+    expect(await widened.powers.answer(widened.permission, false, 'not now', 'permission')).toMatch(/^rejected alice's permission request/);
+    await expect(widened.powers.answer(widened.plan, true, '', 'plan')).rejects.toThrow(/plan requests are answered by the person/);
     // Each kind with its own tool.
-    expect(() => widened.powers.answer(widened.permission, true, '', 'plan')).toThrow('is a permission request: answer it with answer_permission');
+    await expect(widened.powers.answer(widened.permission, true, '', 'plan')).rejects.toThrow('is a permission request: answer it with answer_permission');
   });
 
-  it('reports to the person in user.jsonl, marking the final report', () => {
+  it('reports to the person in user.jsonl, marking the final report', async () => {
     const { paths, powers } = withRequests();
-    powers.report('halfway', false);
-    powers.report('done: 3 tasks completed', true);
+    await powers.report('halfway', false);
+    await powers.report('done: 3 tasks completed', true);
     const told = readInboxFrom(paths.inboxFile('user'), 0).messages.map((m) => m.message);
     expect(told).toEqual([
       expect.objectContaining({ from: 'lead', to: 'user', content: 'halfway', report: 'progress' }),

@@ -6,7 +6,7 @@ import { ToolRegistry } from '../../src/tools/registry.js';
 import { startFixture, waitForLine } from '../helpers/processes.js';
 import { globToRegExp } from '../../src/tools/search-tools.js';
 import { isAlive } from '../../src/proc/process-identity.js';
-import { openBoard } from '../helpers/board.js';
+import { openTaskBoard } from '../helpers/board.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { detectSandbox } from '../../src/sandbox/sandbox.js';
 import { createShellLauncher } from '../../src/sandbox/shell-launcher.js';
@@ -32,7 +32,7 @@ describe('tools', () => {
   it('confine paths to the workspace: no ../, no absolute paths outside, no symlinks, no state folder whatever its name', async () => {
     const ws = makeTempDir('teamd-ws-');
     const stateDir = path.join(ws, 'state');
-    const { board } = openBoard(stateDir);
+    const { board } = openTaskBoard(stateDir);
     await board.add({ subject: 'a' });
     fs.symlinkSync('/etc', path.join(ws, 'etc-link'));
     fs.symlinkSync(stateDir, path.join(ws, 'state-link'));
@@ -50,7 +50,7 @@ describe('tools', () => {
     await refused('edit_file', { path: 'state/tasks/task_1.json', old_text: 'pending', new_text: 'completed' }, 'state folder');
     await refused('grep', { pattern: 'pending', path: 'state' }, 'state folder');
     expect((await tools.run('grep', { pattern: 'pending' }, ctx)).content).toBe('no matches');
-    expect(board.get(1).status).toBe('pending');
+    expect((await board.get(1)).status).toBe('pending');
   });
 
   it('a folder swapped for a symlink while writes run never lets a write land outside the workspace', async () => {

@@ -58,7 +58,7 @@ export function demoCommand(io: Io): Command {
         show(`workspace ${path.dirname(paths.root)}: one goal for the lead agent, offline model`);
         const info = await hooks.startDaemon(paths);
         try {
-          const context = openContext(io, paths.root, 'write');
+          const context = await openContext(io, paths.root, 'write');
           await follow(io, context, await handOver(io, context, leadDemoGoal(), {}), false);
         } finally {
           for (const signal of signals) process.off(signal, interrupt);

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { listJobs, type JobView } from '../../jobs/job-listing.js';
 import { TeamdError } from '../../errors.js';
 import { readConfig } from '../../roster/roster.js';
-import { openContext } from '../context.js';
+import { openLocal } from '../context.js';
 import { formatColumns, printJson, type Io } from '../output.js';
 import { parseTeammateName } from '../parsers.js';
 import { age } from './plans.js';
@@ -17,7 +17,7 @@ export function jobsCommand(io: Io): Command {
     .option('--teammate <name>', 'only this teammate', parseTeammateName)
     .option('--all', `every kept job, not only the last ${RECENT} finished per teammate`)
     .action((options: CommonOptions & { teammate?: string; all?: boolean }) => {
-      const { paths } = openContext(io, options.dir, 'read');
+      const { paths } = openLocal(io, options.dir, 'read');
       if (options.teammate && !readConfig(paths.config).members.some((m) => m.name === options.teammate))
         throw new TeamdError('UNKNOWN_MEMBER', `${options.teammate} is not on the team (see teamd team)`);
       const listing = listJobs(paths, options.teammate);

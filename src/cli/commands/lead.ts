@@ -3,16 +3,14 @@ import { Command } from 'commander';
 import { requestDaemon } from '../../daemon/control-client.js';
 import { readLiveDaemon } from '../../daemon/pid-file.js';
 import { TeamdError } from '../../errors.js';
-import { readInboxFrom } from '../../inbox/inbox-file.js';
 import { readPlanRequests } from '../../inbox/plan-requests.js';
 import { LEAD, readConfig, USER } from '../../roster/roster.js';
 import { firstLine } from '../../text.js';
-import { Doorbell } from '../../watch/doorbell.js';
+import { openTeamBell } from '../../store/team-bell.js';
 import { openContext, type CommandContext } from '../context.js';
 import { formatMessage } from '../format-message.js';
 import { formatColumns, formatTaskTable, type Io } from '../output.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
-import { fileSizeOrZero } from '../../fs/read-text.js';
 import { TaskChanges } from '../task-changes.js';
 
 const HELP = 'type to talk to the lead; /team, /tasks, /inbox, /plans show the team without asking the lead; /quit (or Ctrl-D) leaves';
@@ -26,23 +24,23 @@ export function leadCommand(io: Io): Command {
   return withCommonOptions(
     new Command('lead').description('talk with the lead agent: your lines go to it, its replies come back; /team /tasks /inbox /plans need no model'),
   ).action(async (options: CommonOptions) => {
-    const context = openContext(io, options.dir, 'write');
+    const context = await openContext(io, options.dir, 'write');
     const input = io.stdin;
     if (!input) throw new TeamdError('USAGE', 'teamd lead reads standard input');
     io.out(`${HELP}\n`);
-    const { paths, board } = context;
-    const bell = await Doorbell.open({ dirs: [paths.inboxDir, paths.tasksDir, paths.doneDir], rescanMs: 1000, logger: context.logger });
+    const { paths, board, mailbox } = context;
+    const bell = await openTeamBell(context.store, { dirs: [paths.inboxDir, paths.tasksDir, paths.doneDir], rescanMs: 1000, logger: context.logger });
     const stopper = new AbortController();
-    let userAt = fileSizeOrZero(paths.inboxFile(USER));
+    let userAt = await mailbox.end(USER);
     // The board as it is now: what changes from here on is shown.
-    const changes = new TaskChanges(board.list().tasks);
+    const changes = new TaskChanges((await board.list()).tasks);
     // The lead's replies and the team's events, printed as they come, until the session ends.
     const printing = (async () => {
       while (!stopper.signal.aborted) {
-        const read = readInboxFrom(paths.inboxFile(USER), userAt);
-        userAt = read.end;
-        for (const { message } of read.messages) io.out(`lead${message.report === 'final' ? ' (report)' : ''}: ${message.content}\n`);
-        for (const line of changes.lines(board.list().tasks)) io.out(`${line}\n`);
+        const read = await mailbox.inbox(USER, userAt);
+        userAt = read.next;
+        for (const message of read.messages) io.out(`lead${message.report === 'final' ? ' (report)' : ''}: ${message.content}\n`);
+        for (const line of changes.lines((await board.list()).tasks)) io.out(`${line}\n`);
         await bell.wait(stopper.signal);
       }
     })();
@@ -53,7 +51,7 @@ export function leadCommand(io: Io): Command {
         if (line === '') continue;
         if (line === '/quit' || line === '/exit') break;
         try {
-          if (line.startsWith('/')) io.out(answer(line, context));
+          if (line.startsWith('/')) io.out(await answer(line, context));
           else await tell(io, context, line);
         } catch (error) {
           // One bad line does not end the session: say what was wrong and read the next.
@@ -69,8 +67,8 @@ export function leadCommand(io: Io): Command {
   });
 }
 
-/** A slash command, answered from the state folder alone. */
-function answer(line: string, { paths, board }: CommandContext): string {
+/** A slash command, answered from the roster and the store. */
+async function answer(line: string, { paths, board, mailbox }: CommandContext): Promise<string> {
   switch (line.split(/\s+/)[0]) {
     case '/team': {
       const members = readConfig(paths.config).members;
@@ -81,13 +79,13 @@ function answer(line: string, { paths, board }: CommandContext): string {
       );
     }
     case '/tasks':
-      return formatTaskTable(board.list().tasks);
+      return formatTaskTable((await board.list()).tasks);
     case '/inbox': {
-      const messages = readInboxFrom(paths.inboxFile(USER), 0).messages.slice(-20);
-      return messages.length === 0 ? 'no messages from the lead\n' : messages.map(({ message }) => formatMessage(message)).join('');
+      const messages = (await mailbox.inbox(USER, 0)).messages.slice(-20);
+      return messages.length === 0 ? 'no messages from the lead\n' : messages.map((message) => formatMessage(message)).join('');
     }
     case '/plans': {
-      const waiting = readPlanRequests(paths).filter((request) => !request.answer);
+      const waiting = (await readPlanRequests(mailbox, paths)).filter((request) => !request.answer);
       if (waiting.length === 0) return 'no plan or permission request is waiting\n';
       return formatColumns(
         ['ID', 'KIND', 'TEAMMATE', 'TASK', 'WHAT'],
@@ -104,5 +102,5 @@ async function tell(io: Io, { paths, mailbox }: CommandContext, line: string): P
   if (!readLiveDaemon(paths)) throw new TeamdError('DAEMON_NOT_RUNNING', `no teamd daemon is running for ${paths.root}: start it with teamd start`);
   const lead = (await requestDaemon(paths, { op: 'lead' })) as { started: boolean };
   if (lead.started) io.out('(started the lead agent)\n');
-  mailbox.send({ from: USER, to: LEAD, content: line });
+  await mailbox.send({ from: USER, to: LEAD, content: line });
 }

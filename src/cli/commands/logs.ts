@@ -35,7 +35,7 @@ export function logsCommand(io: Io): Command {
     .option('--all', "the daemon's and every teammate's log, merged in time order")
     .action(async (name: string | undefined, options: LogsOptions) => {
       if (options.all && name) throw new InvalidArgumentError(`give a name or --all, not both`);
-      const { paths, logger } = openContext(io, options.dir, 'read');
+      const { paths, logger } = await openContext(io, options.dir, 'read');
       const names = options.all ? logNames(paths) : [name ?? 'daemon'];
       const keep = (line: string): LineVerdict => verdict(parseLogLine(line), options);
       const print = (line: string): void => {

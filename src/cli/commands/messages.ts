@@ -1,13 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { readInboxFrom } from '../../inbox/inbox-file.js';
-import { parseInboxChunk } from '../../inbox/inbox-parser.js';
-import { followLines } from '../../watch/follow-lines.js';
-import { CursorStore } from '../../inbox/cursor.js';
 import type { Message } from '../../inbox/message.js';
-import type { Mailbox } from '../../inbox/mailbox.js';
+import type { MailStore } from '../../store/mail-store.js';
 import { TeamdError } from '../../errors.js';
 import { LEAD, USER } from '../../roster/roster.js';
-import { ensurePrivateDir } from '../../fs/private-dir.js';
 import { openContext } from '../context.js';
 import { untilInterrupted } from '../interrupt.js';
 import { formatMessage } from '../format-message.js';
@@ -23,9 +18,9 @@ export function sendCommand(io: Io): Command {
     .option('--type <type>', "message type: only 'message' (protocol messages are sent by teamd itself)", parsePersonType, 'message')
     .action(async (to: string, text: string, options: CommonOptions & { from: string; type: 'message' }) => {
       const content = await messageText(io, text);
-      const { mailbox } = openContext(io, options.dir, 'write');
-      requireSender(mailbox, options.from);
-      const message = mailbox.send({ from: options.from, to, type: options.type, content });
+      const { mailbox } = await openContext(io, options.dir, 'write');
+      await requireSender(mailbox, options.from);
+      const message = await mailbox.send({ from: options.from, to, type: options.type, content });
       if (options.json) printJson(io, message);
       else io.out(`sent ${message.id} to ${message.to}\n`);
     });
@@ -37,9 +32,9 @@ export function broadcastCommand(io: Io): Command {
     .option('--from <name>', 'sender: lead or a teammate on the roster', parseMemberName, LEAD)
     .action(async (text: string, options: CommonOptions & { from: string }) => {
       const content = await messageText(io, text);
-      const { mailbox } = openContext(io, options.dir, 'write');
-      requireSender(mailbox, options.from);
-      const messages = mailbox.broadcast({ from: options.from, content });
+      const { mailbox } = await openContext(io, options.dir, 'write');
+      await requireSender(mailbox, options.from);
+      const messages = await mailbox.broadcast({ from: options.from, content });
       if (options.json) printJson(io, messages);
       else io.out(messages.length === 0 ? 'nobody to broadcast to: the roster has no other member\n' : `sent to ${messages.map((m) => m.to).join(', ')}\n`);
     });
@@ -77,8 +72,8 @@ async function messageText(io: Io, text: string): Promise<string> {
 }
 
 /** Someone on the team: the lead, or a member on the roster. */
-function requireSender(mailbox: Mailbox, from: string): void {
-  const senders = mailbox.recipients();
+async function requireSender(mailbox: MailStore, from: string): Promise<void> {
+  const senders = await mailbox.recipients();
   if (!senders.includes(from))
     throw new TeamdError('UNKNOWN_MEMBER', `no teammate named "${from}" to send as: senders are ${senders.join(', ')}`, { details: { from } });
 }
@@ -91,34 +86,21 @@ export function inboxCommand(io: Io): Command {
     .action(async (name: string, options: CommonOptions & { unread?: boolean; follow?: boolean }) => {
       // The lead's inbox is read by the person: --unread there marks what it showed as read.
       const marksRead = (name === LEAD || name === USER) && options.unread === true;
-      const { paths, logger } = openContext(io, options.dir, marksRead ? 'write' : 'read');
-      const file = paths.inboxFile(name);
-      const cursors = new CursorStore(paths.cursorFile(name), logger);
-      const from = options.unread ? cursors.read().offset : 0;
+      const { mailbox } = await openContext(io, options.dir, marksRead ? 'write' : 'read');
+      const reader = mailbox.reader({ name });
+      const unread = options.unread ? await reader.read() : null;
+      const from = unread ? unread.next.offset : 0;
       const print = (message: Message): void => (options.json ? io.out(`${JSON.stringify(message)}\n`) : io.out(formatMessage(message)));
       if (!options.follow) {
-        const read = readInboxFrom(file, from);
-        for (const line of read.skipped) io.err(`warning: skipped a line at byte ${line.offset} of ${file}: ${line.reason}\n`);
-        if (options.json)
-          printJson(
-            io,
-            read.messages.map((parsed) => parsed.message),
-          );
-        else if (read.messages.length === 0) io.out(`no ${options.unread ? 'unread ' : ''}messages for ${name}\n`);
-        else for (const { message } of read.messages) print(message);
-        const last = read.messages.at(-1)?.message;
-        if (marksRead && read.end > from) {
-          ensurePrivateDir(paths.cursorsDir);
-          cursors.write({ offset: read.end, lastId: last?.id ?? cursors.read().lastId }, new Date());
-        }
+        const page = unread ? { messages: unread.messages, skipped: [] } : await mailbox.inbox(name, 0);
+        for (const line of page.skipped) io.err(`warning: skipped ${line.at}: ${line.reason}\n`);
+        if (options.json) printJson(io, page.messages);
+        else if (page.messages.length === 0) io.out(`no ${options.unread ? 'unread ' : ''}messages for ${name}\n`);
+        else for (const message of page.messages) print(message);
+        if (marksRead && unread) await reader.commit(unread);
         return;
       }
-      // Each complete line is parsed like any inbox line (a torn fragment glued to a record is recovered).
-      const onLine = (line: string): void => {
-        const parsed = parseInboxChunk(Buffer.from(`${line}\n`), 0);
-        for (const skipped of parsed.skipped) io.err(`warning: skipped a line of ${file}: ${skipped.reason}\n`);
-        for (const { message } of parsed.messages) print(message);
-      };
-      await untilInterrupted((signal) => followLines(file, from, onLine, signal, logger));
+      if (unread) for (const message of unread.messages) print(message);
+      await untilInterrupted((signal) => mailbox.follow(name, from, print, signal));
     });
 }

@@ -11,14 +11,14 @@ import { withCommonOptions, type CommonOptions } from './common.js';
 import { firstLine } from '../../text.js';
 
 /** Answers a teammate's plan or permission request named by its id or a unique prefix; a request already answered is refused. */
-function answerFromCli(io: Io, idOrPrefix: string, approve: boolean, feedback: string, options: CommonOptions & { always?: boolean }): void {
-  const { paths, mailbox } = openContext(io, options.dir, 'write');
-  const request = findPlanRequest(readPlanRequests(paths), idOrPrefix);
+async function answerFromCli(io: Io, idOrPrefix: string, approve: boolean, feedback: string, options: CommonOptions & { always?: boolean }): Promise<void> {
+  const { paths, mailbox } = await openContext(io, options.dir, 'write');
+  const request = findPlanRequest(await readPlanRequests(mailbox, paths), idOrPrefix);
   if (options.always && !request.answer && (request.kind !== 'permission' || !approve))
     throw new TeamdError('USAGE', '--always is for approving a permission request: it adds an allow rule');
   // The rule first: were the answer sent without it, the next such call would be asked again.
   const rule = options.always && !request.answer ? addAllowRule(paths, request) : null;
-  const response = answerRequest(mailbox, request, { approve, feedback });
+  const response = await answerRequest(mailbox, request, { approve, feedback });
   if (options.json) printJson(io, { ...response, ...(rule ? { rule } : {}) });
   else
     io.out(
@@ -41,19 +41,19 @@ export function rejectCommand(io: Io): Command {
     .argument('<requestId>', 'the request id, or a unique prefix of it (at least 4 characters)')
     .option('--feedback <text>', 'what to change (a plan needs it)')
     .option('--reason <text>', 'why (the same as --feedback)')
-    .action((requestId: string, options: CommonOptions & { feedback?: string; reason?: string }) => {
+    .action(async (requestId: string, options: CommonOptions & { feedback?: string; reason?: string }) => {
       const why = options.feedback ?? options.reason;
       if (why === undefined || why.trim() === '') throw new TeamdError('USAGE', 'say why with --feedback <text> (or --reason <text>): the teammate reads it');
-      answerFromCli(io, requestId, false, why, options);
+      await answerFromCli(io, requestId, false, why, options);
     });
 }
 
 export function plansCommand(io: Io): Command {
   return withCommonOptions(new Command('plans').description('plans and permission requests waiting for your answer (teamd approve|reject <id>)'))
     .option('--all', 'also the plans already answered')
-    .action((options: CommonOptions & { all?: boolean }) => {
-      const { paths } = openContext(io, options.dir, 'read');
-      const requests = readPlanRequests(paths).filter((request) => options.all || request.answer === null);
+    .action(async (options: CommonOptions & { all?: boolean }) => {
+      const { paths, mailbox } = await openContext(io, options.dir, 'read');
+      const requests = (await readPlanRequests(mailbox, paths)).filter((request) => options.all || request.answer === null);
       if (options.json) return printJson(io, requests);
       if (requests.length === 0) return io.out(options.all ? 'no plan or permission requests\n' : 'nothing waiting for your answer\n');
       io.out(formatPlans(requests, new Date()));

@@ -2,14 +2,12 @@ import { Command, InvalidArgumentError } from 'commander';
 import { requestDaemon } from '../../daemon/control-client.js';
 import { readLiveDaemon } from '../../daemon/pid-file.js';
 import { TeamdError } from '../../errors.js';
-import { readInboxFrom } from '../../inbox/inbox-file.js';
 import type { Message } from '../../inbox/message.js';
 import { activeRun, isFinalReportOf, writeRunRecord, type RunRecord } from '../../lead/run-record.js';
 import { parseTeamdPlan } from '../../lead/teamd-plan.js';
 import { LEAD, teammateNameSchema, USER, roleSchema } from '../../roster/roster.js';
 import { firstLine } from '../../text.js';
-import { Doorbell } from '../../watch/doorbell.js';
-import { fileSizeOrZero } from '../../fs/read-text.js';
+import { openTeamBell } from '../../store/team-bell.js';
 import { TaskChanges } from '../task-changes.js';
 import type { Task } from '../../board/task.js';
 import { openContext, type CommandContext } from '../context.js';
@@ -38,7 +36,7 @@ export function runCommand(io: Io): Command {
     .option('--attach', 'follow the goal being run again (after Ctrl-C), without giving a new one')
     .option('--queue', 'give the goal even while another is being run (the lead takes it after)')
     .action(async (goalArg: string | undefined, options: RunOptions) => {
-      const context = openContext(io, options.dir, 'write');
+      const context = await openContext(io, options.dir, 'write');
       const { paths } = context;
       let record: RunRecord;
       if (options.attach) {
@@ -80,9 +78,9 @@ export async function handOver(io: Io, { paths, mailbox }: CommandContext, goal:
   const lead = (await requestDaemon(paths, { op: 'lead', ...(options.budgetTokens ? { budgetTokens: options.budgetTokens } : {}) })) as { started: boolean };
   if (lead.started) io.out('started the lead agent\n');
   // Appends are whole lines: the sizes are where the run's messages begin.
-  const userOffset = fileSizeOrZero(paths.inboxFile(USER));
-  const leadOffset = fileSizeOrZero(paths.inboxFile(LEAD));
-  const message = mailbox.send({ from: USER, to: LEAD, content: goal });
+  const userOffset = await mailbox.end(USER);
+  const leadOffset = await mailbox.end(LEAD);
+  const message = await mailbox.send({ from: USER, to: LEAD, content: goal });
   const record: RunRecord = { goalId: message.id, goal, startedAt: message.timestamp, userOffset, leadOffset };
   writeRunRecord(paths, record);
   io.out(`goal handed to the lead (${message.id.slice(0, 8)}); Ctrl-C detaches and leaves the team working\n`);
@@ -90,8 +88,8 @@ export async function handOver(io: Io, { paths, mailbox }: CommandContext, goal:
 }
 
 /** Prints the goal's tasks as they change and the messages to and from the lead, until the lead's final report (and, with --until-done, the tasks settle). */
-export async function follow(io: Io, { paths, board, logger }: CommandContext, record: RunRecord, untilDone: boolean): Promise<void> {
-  const bell = await Doorbell.open({ dirs: [paths.tasksDir, paths.doneDir, paths.inboxDir], rescanMs: 1000, logger });
+export async function follow(io: Io, { paths, board, mailbox, store, logger }: CommandContext, record: RunRecord, untilDone: boolean): Promise<void> {
+  const bell = await openTeamBell(store, { dirs: [paths.tasksDir, paths.doneDir, paths.inboxDir], rescanMs: 1000, logger });
   const changes = new TaskChanges();
   let userAt = record.userOffset;
   let leadAt = record.leadOffset;
@@ -101,15 +99,15 @@ export async function follow(io: Io, { paths, board, logger }: CommandContext, r
     await untilInterrupted(async (signal) => {
       // Bounded by the person: Ctrl-C ends it; each pass waits for a change (or the 1 s re-check).
       while (!signal.aborted) {
-        const tasks = goalTasks(board.list().tasks, record);
+        const tasks = goalTasks((await board.list()).tasks, record);
         for (const line of changes.lines(tasks)) io.out(`${line}\n`);
-        const toLead = readInboxFrom(paths.inboxFile(LEAD), leadAt);
-        leadAt = toLead.end;
-        for (const { message } of toLead.messages)
+        const toLead = await mailbox.inbox(LEAD, leadAt);
+        leadAt = toLead.next;
+        for (const message of toLead.messages)
           if (message.from !== USER) io.out(`${message.from} → lead (${message.type}): ${firstLine(message.content, 100)}\n`);
-        const toUser = readInboxFrom(paths.inboxFile(USER), userAt);
-        userAt = toUser.end;
-        for (const { message } of toUser.messages) {
+        const toUser = await mailbox.inbox(USER, userAt);
+        userAt = toUser.next;
+        for (const message of toUser.messages) {
           if (isFinalReportOf(message, record) && !end.report) end.report = message;
           else if (message.report === 'final') io.out(`lead (on another goal): ${firstLine(message.content, 200)}\n`);
           else io.out(`lead: ${firstLine(message.content, 200)}\n`);
@@ -134,7 +132,7 @@ export async function follow(io: Io, { paths, board, logger }: CommandContext, r
     throw new TeamdError('DETACHED', 'detached');
   }
   io.out(`\nThe lead reports:\n${report.content}\n`);
-  const tasks = goalTasks(board.list().tasks, record);
+  const tasks = goalTasks((await board.list()).tasks, record);
   const notDone = tasks.filter((task) => task.status !== 'completed');
   if (tasks.length === 0 || notDone.length > 0)
     throw new TeamdError(

@@ -1,3 +1,4 @@
+import { describeStore } from '../../store/store-setting.js';
 import { Command } from 'commander';
 import { requestDaemon } from '../../daemon/control-client.js';
 import type { DaemonHealth } from '../../daemon/daemon.js';
@@ -22,7 +23,7 @@ const FAILED_SHOWN = 5;
 export function statusCommand(io: Io): Command {
   return withCommonOptions(new Command('status').description('the daemon, the team and the board at a glance (works with the daemon down)')).action(
     async (options: CommonOptions) => {
-      const { paths, board } = openContext(io, options.dir, 'read');
+      const { paths, board, mailbox, store } = await openContext(io, options.dir, 'read');
       const now = new Date();
       const daemon = readLiveDaemon(paths);
       const health = daemon ? await daemonHealth(paths) : null;
@@ -31,7 +32,15 @@ export function statusCommand(io: Io): Command {
       if (rosterError) needsYou.push(rosterError.message);
       const members = (config?.members ?? []).map((m) => memberView(m, config?.settings.model ?? 'offline', daemon !== null));
       const tasks = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
-      const listing = board.list();
+      const storeName = describeStore(store.setting);
+      let storeError: string | null = null;
+      // An unreachable store is reported like everything else: the rest of the status is still shown.
+      const listing = await board.list().catch((error: unknown) => {
+        if (!isTeamdError(error, 'STORE_UNAVAILABLE')) throw error;
+        storeError = error.message;
+        needsYou.push(`${error.message}: the teammates wait for it (they neither spin nor fail their tasks); check the server named by the store setting`);
+        return { tasks: [], problems: [] };
+      });
       for (const task of listing.tasks) tasks[task.status]++;
       const stopped = members.filter((m) => m.status === 'stopped' || m.status === 'unknown');
       if (stopped.length > 0)
@@ -45,7 +54,7 @@ export function statusCommand(io: Io): Command {
           `task ${task.id} failed${task.owner ? ` (${task.owner})` : ''}: ${firstLine(task.result ?? 'no reason given', 120)} (teamd task show ${task.id})`,
         );
       if (failed.length > FAILED_SHOWN) needsYou.push(`${failed.length - FAILED_SHOWN} more failed tasks: teamd task list --status failed`);
-      const plans = readPlanRequests(paths).filter((request) => request.answer === null);
+      const plans = storeError ? [] : (await readPlanRequests(mailbox, paths)).filter((request) => request.answer === null);
       for (const plan of plans)
         needsYou.push(
           `${plan.from} waits for your answer to plan ${plan.requestId.slice(0, 8)}${plan.taskId ? ` (task ${plan.taskId})` : ''}, ${formatDuration(now.getTime() - Date.parse(plan.at))} old: teamd plans`,
@@ -74,6 +83,7 @@ export function statusCommand(io: Io): Command {
                 model: config?.settings.model ?? null,
               }
             : null,
+          store: { kind: store.setting.kind, name: storeName, reachable: storeError === null },
           members: members.map((m) => ({ ...m, todos: readPublishedTodos(paths, m.name) })),
           tasks,
           tokens,
@@ -89,7 +99,8 @@ export function statusCommand(io: Io): Command {
             : `daemon: not running (start it: teamd start --dir ${paths.root})\n`,
         );
         if (daemon?.sandbox) io.out(`sandbox: ${daemon.sandbox}\n`);
-        io.out(`state:  ${paths.root}\n\n${formatMembers(members, now)}\n`);
+        io.out(`state:  ${paths.root}\n`);
+        io.out(`store:  ${storeName}${storeError ? ' (UNREACHABLE)' : ''}\n\n${formatMembers(members, now)}\n`);
         io.out(`tasks:  ${TASK_STATUSES.map((s) => `${tasks[s]} ${s}`).join(', ')}\n`);
         io.out(
           `tokens: ${tokens.input} in, ${tokens.output} out, ${tokens.cacheRead} read from cache${config?.settings.teamBudgetTokens ? ` (team budget ${config.settings.teamBudgetTokens})` : ''}\n`,

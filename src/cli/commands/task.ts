@@ -28,7 +28,7 @@ export function taskCommand(io: Io): Command {
     .action(
       async (subject: string, options: Common & { description?: string; blockedBy?: number[]; role?: string; worktree?: string | boolean; base?: string }) => {
         const description = options.description === '-' ? await io.readStdin() : options.description;
-        const { board, paths } = openContext(io, options.dir, 'write');
+        const { board, paths } = await openContext(io, options.dir, 'write');
         const workspace = path.dirname(paths.root);
         // The team may want a worktree for every task (settings.worktrees "always"), where the workspace is a git repository.
         const wanted = options.worktree ?? (teamWorktree(paths.root) ? true : undefined);
@@ -43,9 +43,9 @@ export function taskCommand(io: Io): Command {
     .option('--status <status>', 'only tasks with this status', parseStatus)
     .option('--owner <name>', 'only tasks owned by this teammate', parseMemberName)
     .option('--ready', 'only tasks that can be claimed now')
-    .action((options: Common & { status?: Task['status']; owner?: string; ready?: boolean }) => {
-      const { board } = openContext(io, options.dir, 'read');
-      const listing = board.list({ status: options.status, owner: options.owner, ready: options.ready ? true : undefined });
+    .action(async (options: Common & { status?: Task['status']; owner?: string; ready?: boolean }) => {
+      const { board } = await openContext(io, options.dir, 'read');
+      const listing = await board.list({ status: options.status, owner: options.owner, ready: options.ready ? true : undefined });
       printProblems(io, listing);
       if (options.json) printJson(io, listing.tasks);
       else io.out(formatTaskTable(listing.tasks));
@@ -53,9 +53,9 @@ export function taskCommand(io: Io): Command {
 
   common(task.command('show').description('show one task in full'))
     .argument('<id>', 'task id', parseTaskId)
-    .action((id: number, options: Common) => {
-      const { board } = openContext(io, options.dir, 'read');
-      const view = board.get(id);
+    .action(async (id: number, options: Common) => {
+      const { board } = await openContext(io, options.dir, 'read');
+      const view = await board.get(id);
       if (options.json) printJson(io, view);
       else io.out(formatTask(view));
     });
@@ -66,7 +66,7 @@ export function taskCommand(io: Io): Command {
     .requiredOption('--owner <name>', 'who claims it', parseMemberName)
     .action(async (id: number | undefined, options: Common & { next?: boolean; owner: string }) => {
       if ((id === undefined) === !options.next) throw new TeamdError('USAGE', 'give either a task id or --next, not both and not neither');
-      const { board } = openContext(io, options.dir, 'write');
+      const { board } = await openContext(io, options.dir, 'write');
       const claimed = id === undefined ? await board.claimNext(options.owner) : await board.claim(id, options.owner);
       if (!claimed) throw new TeamdError('NOTHING_READY', 'no task is ready to claim (all are taken, done, or waiting on blockers)');
       report(io, options, claimed, 'claimed');
@@ -82,7 +82,7 @@ export function taskCommand(io: Io): Command {
     .addOption(claimOption())
     .option('--result <text>', 'what was done (kept on the task)')
     .action(async (id: number, options: Common & { owner?: string; claim?: number; result?: string }) => {
-      const { board } = openContext(io, options.dir, 'write');
+      const { board } = await openContext(io, options.dir, 'write');
       report(io, options, await board.complete(id, { owner: options.owner, claim: options.claim }, options.result ?? null), 'completed');
     });
 
@@ -92,14 +92,14 @@ export function taskCommand(io: Io): Command {
     .addOption(claimOption())
     .requiredOption('--reason <text>', 'why it failed (kept on the task)')
     .action(async (id: number, options: Common & { owner?: string; claim?: number; reason: string }) => {
-      const { board } = openContext(io, options.dir, 'write');
+      const { board } = await openContext(io, options.dir, 'write');
       report(io, options, await board.fail(id, { owner: options.owner, claim: options.claim }, options.reason), 'failed');
     });
 
   common(task.command('cancel').description('cancel a pending or in-progress task'))
     .argument('<id>', 'task id', parseTaskId)
     .action(async (id: number, options: Common) => {
-      const { board } = openContext(io, options.dir, 'write');
+      const { board } = await openContext(io, options.dir, 'write');
       report(io, options, await board.cancel(id), 'cancelled');
     });
 
@@ -108,7 +108,7 @@ export function taskCommand(io: Io): Command {
     .addOption(ownerOption())
     .addOption(claimOption())
     .action(async (id: number, options: Common & { owner?: string; claim?: number }) => {
-      const { board } = openContext(io, options.dir, 'write');
+      const { board } = await openContext(io, options.dir, 'write');
       report(io, options, await board.release(id, { owner: options.owner, claim: options.claim }), 'released');
     });
 
@@ -118,7 +118,7 @@ export function taskCommand(io: Io): Command {
       raw.trim() === 'none' ? [] : parseTaskIdList(raw),
     )
     .action(async (id: number, options: Common & { by: number[] }) => {
-      const { board } = openContext(io, options.dir, 'write');
+      const { board } = await openContext(io, options.dir, 'write');
       report(io, options, await board.setBlockers(id, options.by), 'blockers set');
     });
 

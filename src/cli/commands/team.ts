@@ -4,7 +4,7 @@ import { requestDaemon } from '../../daemon/control-client.js';
 import { readLiveDaemon } from '../../daemon/pid-file.js';
 import type { Member } from '../../roster/roster.js';
 import { readConfig } from '../../roster/roster.js';
-import { openContext, stateFolderFor } from '../context.js';
+import { openLocal, stateFolderFor } from '../context.js';
 import { formatMembers, memberView } from '../member-view.js';
 import { printJson, type Io } from '../output.js';
 import { parseMemberName, parseNonNegativeInt, parseRole, parseTeammateName } from '../parsers.js';
@@ -73,7 +73,7 @@ function parsePositiveTokens(raw: string): number {
 
 export function teamCommand(io: Io): Command {
   return withCommonOptions(new Command('team').description('the roster: every teammate and its status')).action((options: CommonOptions) => {
-    const { paths } = openContext(io, options.dir, 'read');
+    const { paths } = openLocal(io, options.dir, 'read');
     const config = readConfig(paths.config);
     const members = config.members.map((m) => memberView(m, config.settings.model, readLiveDaemon(paths) !== null));
     if (options.json) printJson(io, members);

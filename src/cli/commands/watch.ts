@@ -22,22 +22,22 @@ export function watchCommand(io: Io): Command {
   )
     .option('--once', 'print one frame and exit (no terminal control)')
     .action(async (options: CommonOptions & { once?: boolean }) => {
-      const { paths, board, logger } = openContext(io, options.dir, 'read');
+      const { paths, store, logger } = await openContext(io, options.dir, 'read');
       const out = process.stdout;
       if (options.json) {
-        printJson(io, takeSnapshot(paths, board, 10));
+        printJson(io, await takeSnapshot(paths, store, 10));
         return;
       }
       const interactive = !options.once && out.isTTY === true;
       // https://no-color.org: a non-empty NO_COLOR turns colour off.
       const color = interactive && !io.env.NO_COLOR;
-      const frame = (): { lines: string[]; rosterError: string | null } => {
-        const snapshot = takeSnapshot(paths, board, MESSAGES_READ);
+      const frame = async (): Promise<{ lines: string[]; rosterError: string | null }> => {
+        const snapshot = await takeSnapshot(paths, store, MESSAGES_READ);
         const lines = renderFrame(snapshot, { width: out.columns ?? 100, height: interactive ? (out.rows ?? 40) : 40, dir: paths.root, color });
         return { lines, rosterError: snapshot.rosterError };
       };
       if (!interactive) {
-        const once = frame();
+        const once = await frame();
         io.out(`${once.lines.join('\n')}\n`);
         if (once.rosterError) throw new TeamdError('CONFIG_CORRUPT', once.rosterError);
         return;
@@ -45,6 +45,12 @@ export function watchCommand(io: Io): Command {
       // The roster, task files and inboxes: what the view shows (not the logs, which change all the time).
       const shows = (file: string): boolean => file === paths.config || /\/task_\d+\.json$|\.jsonl$/.test(file);
       const bell = await Doorbell.open({ dirs: [paths.root, paths.tasksDir, paths.inboxDir], accept: shows, logger });
+      // A PostgreSQL store's board and inboxes are not files: its changes ring the bell by LISTEN/NOTIFY.
+      const listening = await store.listen(
+        () => true,
+        () => bell.ring(),
+      );
+      if (listening) bell.onClose(() => listening.close());
       const stopper = new AbortController();
       const quit = (): void => stopper.abort();
       const onKey = (key: Buffer): void => {
@@ -70,7 +76,7 @@ export function watchCommand(io: Io): Command {
       try {
         while (!stopper.signal.aborted) {
           // Only what changed on the screen is worth a redraw; never a final newline (it would scroll a full screen).
-          const text = frame().lines.join('\n');
+          const text = (await frame()).lines.join('\n');
           if (text !== shown) {
             out.write(HOME_AND_CLEAR + text);
             shown = text;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
-import type { Board } from '../../board/board.js';
+import type { TaskBoard } from '../../store/task-board.js';
 import type { Task } from '../../board/task.js';
 import { TeamdError } from '../../errors.js';
 import type { StatePaths } from '../../paths.js';
@@ -13,8 +13,8 @@ import { parseTaskId } from '../parsers.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 
 /** The task a command names, which must have a worktree. */
-function taskWithWorktree(board: Board, id: number): Task & { worktree: NonNullable<Task['worktree']> } {
-  const task = board.get(id);
+async function taskWithWorktree(board: TaskBoard, id: number): Promise<Task & { worktree: NonNullable<Task['worktree']> }> {
+  const task = await board.get(id);
   if (!task.worktree) throw new TeamdError('INVALID_INPUT', `task ${id} has no worktree (it was added without --worktree)`);
   return task as Task & { worktree: NonNullable<Task['worktree']> };
 }
@@ -23,8 +23,8 @@ export function mergeCommand(io: Io): Command {
   return withCommonOptions(new Command('merge').description("merge a task's worktree branch into the branch it started from (fast-forward when possible)"))
     .argument('<task>', 'task id', parseTaskId)
     .action(async (id: number, options: CommonOptions) => {
-      const { board, paths } = openContext(io, options.dir, 'write');
-      const task = taskWithWorktree(board, id);
+      const { board, paths } = await openContext(io, options.dir, 'write');
+      const task = await taskWithWorktree(board, id);
       const workspace = path.dirname(paths.root);
       const { worktree } = task;
       if (worktree.state === 'merged') throw new TeamdError('INVALID_TRANSITION', `task ${id}'s branch ${worktree.branch} is already merged`);
@@ -56,9 +56,9 @@ export function mergeCommand(io: Io): Command {
 export function worktreeCommand(io: Io): Command {
   const command = new Command('worktree').description("tasks' git worktrees: list, keep, remove");
   withCommonOptions(command.command('list').description('every task worktree: its task, branch, state, and whether it has uncommitted changes')).action(
-    (options: CommonOptions) => {
-      const { board, paths } = openContext(io, options.dir, 'read');
-      const rows = worktreeRows(board, paths);
+    async (options: CommonOptions) => {
+      const { board, paths } = await openContext(io, options.dir, 'read');
+      const rows = await worktreeRows(board, paths);
       if (options.json) return printJson(io, rows);
       if (rows.length === 0) return io.out('no task worktrees\n');
       for (const row of rows)
@@ -69,9 +69,9 @@ export function worktreeCommand(io: Io): Command {
   );
   withCommonOptions(command.command('keep').description('keep a worktree after its task (recorded in the events log)'))
     .argument('<task>', 'task id', parseTaskId)
-    .action((id: number, options: CommonOptions) => {
-      const { board, paths } = openContext(io, options.dir, 'write');
-      const task = taskWithWorktree(board, id);
+    .action(async (id: number, options: CommonOptions) => {
+      const { board, paths } = await openContext(io, options.dir, 'write');
+      const task = await taskWithWorktree(board, id);
       recordWorktreeEvent(paths, 'kept', { taskId: id, branch: task.worktree.branch });
       io.out(`keeping ${worktreePath(paths, task.worktree.name)}\n`);
     });
@@ -79,8 +79,8 @@ export function worktreeCommand(io: Io): Command {
     .argument('<task>', 'task id', parseTaskId)
     .option('--force', 'remove it even with uncommitted changes')
     .action(async (id: number, options: CommonOptions & { force?: boolean }) => {
-      const { board, paths } = openContext(io, options.dir, 'write');
-      const task = taskWithWorktree(board, id);
+      const { board, paths } = await openContext(io, options.dir, 'write');
+      const task = await taskWithWorktree(board, id);
       const where = worktreePath(paths, task.worktree.name);
       removeWorktree(path.dirname(paths.root), where, options.force === true);
       await board.setWorktree(id, (w) => ({ ...w, state: w.state === 'merged' ? 'merged' : 'removed' }));
@@ -90,7 +90,7 @@ export function worktreeCommand(io: Io): Command {
   return command;
 }
 
-function worktreeRows(board: Board, paths: StatePaths) {
+async function worktreeRows(board: TaskBoard, paths: StatePaths) {
   const workspace = path.dirname(paths.root);
   const known = (() => {
     try {
@@ -99,9 +99,8 @@ function worktreeRows(board: Board, paths: StatePaths) {
       return new Map<string, string | null>();
     }
   })();
-  return board
-    .list()
-    .tasks.filter((task) => task.worktree)
+  return (await board.list()).tasks
+    .filter((task) => task.worktree)
     .map((task) => {
       const where = worktreePath(paths, task.worktree!.name);
       const exists = fs.existsSync(where) && known.has(path.resolve(where));

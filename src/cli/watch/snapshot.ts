@@ -1,7 +1,6 @@
-import fs from 'node:fs';
-import type { Board, TaskView } from '../../board/board.js';
+import type { TaskView } from '../../board/board.js';
+import type { TeamStore } from '../../store/open-store.js';
 import { readLiveDaemon, type PidInfo } from '../../daemon/pid-file.js';
-import { readInboxFrom } from '../../inbox/inbox-file.js';
 import type { Message } from '../../inbox/message.js';
 import type { StatePaths } from '../../paths.js';
 import { readConfig, type Member } from '../../roster/roster.js';
@@ -20,11 +19,9 @@ export interface Snapshot {
   readonly todos: ReadonlyMap<string, readonly TodoItem[]>;
 }
 
-const TAIL_BYTES = 64 * 1024;
-
 /** Everything the watch view shows, read from the files (works with the daemon down). */
-export function takeSnapshot(paths: StatePaths, board: Board, messageCount: number): Snapshot {
-  const listing = board.list();
+export async function takeSnapshot(paths: StatePaths, store: Pick<TeamStore, 'board' | 'mail'>, messageCount: number): Promise<Snapshot> {
+  const listing = await store.board.list();
   let members: Member[] = [];
   let rosterError: string | null = null;
   try {
@@ -38,25 +35,7 @@ export function takeSnapshot(paths: StatePaths, board: Board, messageCount: numb
     rosterError,
     tasks: listing.tasks,
     problems: listing.problems.length,
-    messages: latestMessages(paths, messageCount),
+    messages: await store.mail.latest(messageCount),
     todos: new Map(members.filter((m) => m.task).map((m) => [m.name, readPublishedTodos(paths, m.name)])),
   };
-}
-
-/** The newest messages across every inbox, reading only the tail of each file. */
-function latestMessages(paths: StatePaths, count: number): Message[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(paths.inboxDir).filter((name) => name.endsWith('.jsonl'));
-  } catch {
-    return [];
-  }
-  const all: Message[] = [];
-  for (const name of names) {
-    const file = `${paths.inboxDir}/${name}`;
-    const size = fs.statSync(file).size;
-    const read = readInboxFrom(file, Math.max(0, size - TAIL_BYTES));
-    all.push(...read.messages.map((m) => m.message));
-  }
-  return all.sort((a, b) => a.timestamp.localeCompare(b.timestamp)).slice(-count);
 }

@@ -7,7 +7,8 @@ import type { Outgoing } from '../../inbox/mailbox.js';
 import { messageSchema, type Message } from '../../inbox/message.js';
 import { buildMessage } from '../../inbox/message-builder.js';
 import type { ProtocolKey } from '../../inbox/protocol-key.js';
-import type { Batch, Cursor, InboxReader, InboxReaderOptions, MailStore } from '../mail-store.js';
+import type { Batch, Cursor, InboxPage, InboxReader, InboxReaderOptions, MailStore } from '../mail-store.js';
+import type { StoreEvent } from './pg-listener.js';
 import { inTransaction, storeError } from './transaction.js';
 import { NOTIFY_CHANNEL } from './notify.js';
 
@@ -17,11 +18,15 @@ export interface PgMailStoreDeps {
   readonly key: ProtocolKey;
   readonly logger: Logger;
   readonly now?: () => Date;
+  /** Opens a LISTEN for the store's events (pg-store.ts); none: follow() only re-checks. */
+  readonly listen?: (wanted: (event: StoreEvent) => boolean, ring: () => void) => Promise<{ close(): Promise<void> } | null>;
 }
 
 /** Messages one read returns at most; the next read goes on from there. */
 const READ_LIMIT = 500;
 const REMEMBERED_IDS = 10_000;
+/** How often follow() looks again without a notification. */
+const FOLLOW_RECHECK_MS = 2_000;
 
 interface MessageRow {
   readonly seq: string;
@@ -40,6 +45,7 @@ export class PgMailStore implements MailStore {
   private readonly key: ProtocolKey;
   private readonly logger: Logger;
   private readonly now: () => Date;
+  private readonly listen: NonNullable<PgMailStoreDeps['listen']>;
 
   constructor(deps: PgMailStoreDeps) {
     this.pool = deps.pool;
@@ -47,6 +53,7 @@ export class PgMailStore implements MailStore {
     this.key = deps.key;
     this.logger = deps.logger;
     this.now = deps.now ?? (() => new Date());
+    this.listen = deps.listen ?? (async () => null);
   }
 
   async recipients(): Promise<string[]> {
@@ -85,16 +92,71 @@ export class PgMailStore implements MailStore {
     return messages;
   }
 
-  async inbox(name: string, from = 0): Promise<{ messages: Message[]; next: number }> {
+  async inbox(name: string, from = 0): Promise<InboxPage> {
     const messages: Message[] = [];
+    const skipped: InboxPage['skipped'] = [];
     let next = from;
     // Bounded by the inbox's length: each round reads the next READ_LIMIT rows.
     for (;;) {
       const page = await this.page(name, next);
       messages.push(...page.messages.map((entry) => entry.message));
+      skipped.push(...page.skipped);
       next = page.next;
-      if (page.rows < READ_LIMIT) return { messages, next };
+      if (page.rows < READ_LIMIT) return { messages, next, skipped };
     }
+  }
+
+  async follow(name: string, from: number, onMessage: (message: Message) => void, signal: AbortSignal): Promise<void> {
+    let rung: (() => void) | null = null;
+    const ring = (): void => {
+      rung?.();
+      rung = null;
+    };
+    const listening = await this.listen((event) => event.kind === 'message' && event.to === name, ring);
+    signal.addEventListener('abort', ring, { once: true });
+    let at = from;
+    try {
+      while (!signal.aborted) {
+        const woken = new Promise<void>((resolve) => {
+          rung = resolve;
+          // The safety re-check: a notification lost with a connection delays, never hides, a message.
+          setTimeout(resolve, FOLLOW_RECHECK_MS).unref();
+        });
+        const page = await this.inbox(name, at);
+        for (const message of page.messages) onMessage(message);
+        at = page.next;
+        if (!signal.aborted) await woken;
+      }
+    } finally {
+      await listening?.close();
+    }
+  }
+
+  async latest(count: number): Promise<Message[]> {
+    const rows = await this.query<{ data: unknown }>("SELECT data FROM teamd_messages WHERE team = $1 ORDER BY data->>'timestamp' DESC, seq DESC LIMIT $2", [
+      this.team,
+      count,
+    ]);
+    return rows
+      .flatMap((row) => {
+        const parsed = messageSchema.safeParse(row.data);
+        return parsed.success ? [parsed.data] : [];
+      })
+      .reverse();
+  }
+
+  async end(name: string): Promise<number> {
+    const rows = await this.query<{ last_seq: string }>('SELECT last_seq FROM teamd_inboxes WHERE team = $1 AND recipient = $2', [this.team, name]);
+    return rows[0] ? Number(rows[0].last_seq) : 0;
+  }
+
+  async hasUnread(name: string): Promise<boolean> {
+    const rows = await this.query<{ unread: boolean }>(
+      `SELECT i.last_seq > COALESCE((SELECT c.seq FROM teamd_cursors c WHERE c.team = i.team AND c.consumer = i.recipient), 0) AS unread
+       FROM teamd_inboxes i WHERE i.team = $1 AND i.recipient = $2`,
+      [this.team, name],
+    );
+    return rows[0]?.unread === true;
   }
 
   reader(options: InboxReaderOptions): InboxReader {
@@ -168,7 +230,10 @@ export class PgMailStore implements MailStore {
     await client.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, JSON.stringify({ team: this.team, kind: 'message', to: message.to, seq })]);
   }
 
-  private async page(name: string, after: number): Promise<{ messages: { seq: number; message: Message }[]; next: number; rows: number }> {
+  private async page(
+    name: string,
+    after: number,
+  ): Promise<{ messages: { seq: number; message: Message }[]; next: number; rows: number; skipped: InboxPage['skipped'] }> {
     const rows = await this.query<MessageRow>('SELECT seq, data FROM teamd_messages WHERE team = $1 AND recipient = $2 AND seq > $3 ORDER BY seq LIMIT $4', [
       this.team,
       name,
@@ -176,14 +241,19 @@ export class PgMailStore implements MailStore {
       READ_LIMIT,
     ]);
     const messages: { seq: number; message: Message }[] = [];
+    const skipped: InboxPage['skipped'] = [];
     let next = after;
     for (const row of rows) {
       next = Number(row.seq);
       const parsed = messageSchema.safeParse(row.data);
       if (parsed.success) messages.push({ seq: next, message: parsed.data });
-      else this.logger.warn({ team: this.team, recipient: name, seq: next, reason: parsed.error.issues[0]?.message }, 'invalid message row skipped');
+      else {
+        const reason = parsed.error.issues[0]?.message ?? 'invalid';
+        this.logger.warn({ team: this.team, recipient: name, seq: next, reason }, 'invalid message row skipped');
+        skipped.push({ at: `message ${next} of ${name}'s inbox (team ${this.team})`, reason });
+      }
     }
-    return { messages, next, rows: rows.length };
+    return { messages, next, rows: rows.length, skipped };
   }
 
   private logSent(message: Message): void {

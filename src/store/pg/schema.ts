@@ -14,6 +14,8 @@ export const MIGRATIONS: readonly { readonly version: number; readonly name: str
 CREATE TABLE teamd_teams (
   team text PRIMARY KEY,
   next_task_id integer NOT NULL DEFAULT 1,
+  -- The key that signs grants (inbox/protocol-key.ts): one per team, copied to each host's state folder.
+  protocol_key text,
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE TABLE teamd_tasks (

@@ -57,5 +57,8 @@ export function storeError(error: unknown): unknown {
   ) {
     return new TeamdError('STORE_UNAVAILABLE', `the PostgreSQL store is unreachable: ${message}`, { cause: error });
   }
+  if (code === '42P01') {
+    return new TeamdError('STORE_UNAVAILABLE', `the PostgreSQL store has no teamd tables yet: run teamd store init (${message})`, { cause: error });
+  }
   return new TeamdError('IO', `the PostgreSQL store refused a query: ${message}${code ? ` (SQLSTATE ${code})` : ''}`, { cause: error });
 }

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import pg from 'pg';
+import { writeFileAtomicSync } from '../../fs/atomic-write.js';
+import { ensurePrivateDir } from '../../fs/private-dir.js';
+import { ProtocolKey } from '../../inbox/protocol-key.js';
+import type { StatePaths } from '../../paths.js';
+import type { OpenStoreDeps, TeamStore } from '../open-store.js';
+import { redactUrl, type StoreSetting } from '../store-setting.js';
+import { PgBoard } from './pg-board.js';
+import { PgListener } from './pg-listener.js';
+import { PgMailStore } from './pg-mail-store.js';
+import { storeError } from './transaction.js';
+import { migrate } from './schema.js';
+
+type PgSetting = Extract<StoreSetting, { kind: 'postgres' }>;
+
+/** How long a connection attempt may take before the store counts as unreachable. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * The PostgreSQL store: one pool per process, parameterized queries only. Opening it makes the
+ * team's row if needed and puts the team's protocol key in this host's state folder, so a grant
+ * signed on one host is honoured on every other.
+ */
+export async function openPgStore(setting: PgSetting, deps: OpenStoreDeps): Promise<TeamStore> {
+  const { paths, logger } = deps;
+  // allowExitOnIdle: a CLI command ends when its work is done, without waiting for idle connections to time out.
+  const pool = new pg.Pool({
+    connectionString: setting.url,
+    max: deps.poolSize ?? 4,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    idleTimeoutMillis: 30_000,
+    allowExitOnIdle: true,
+  });
+  // An idle connection the server drops emits here; without a listener it would end the process.
+  pool.on('error', (error) => logger.warn({ err: error, store: redactUrl(setting.url) }, 'a pooled store connection failed; it is replaced on next use'));
+  try {
+    if (deps.migrate) await migrate(pool);
+    await syncProtocolKey(pool, setting.team, paths);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw storeError(error);
+  }
+  const key = new ProtocolKey(paths.protocolKey);
+  const listen: TeamStore['listen'] = async (wanted, ring) =>
+    PgListener.open({
+      connect: async () => {
+        const client = new pg.Client({ connectionString: setting.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+        await client.connect();
+        return client;
+      },
+      team: setting.team,
+      onEvent: (event) => {
+        if (wanted(event)) ring();
+      },
+      onReconnect: ring,
+      logger,
+    });
+  return {
+    setting,
+    board: new PgBoard({ pool, team: setting.team, logger }),
+    mail: new PgMailStore({ pool, team: setting.team, key, logger, listen }),
+    listen,
+    close: async () => {
+      if (!pool.ended) await pool.end();
+    },
+  };
+}
+
+/** The team's row, with the team's key: this host's if the team had none yet, else the team's copied here. */
+async function syncProtocolKey(pool: pg.Pool, team: string, paths: StatePaths): Promise<void> {
+  const local = readKey(paths.protocolKey);
+  const result = await pool.query<{ protocol_key: string }>(
+    `INSERT INTO teamd_teams (team, protocol_key) VALUES ($1, $2)
+     ON CONFLICT (team) DO UPDATE SET protocol_key = COALESCE(teamd_teams.protocol_key, excluded.protocol_key)
+     RETURNING protocol_key`,
+    [team, local ?? randomBytes(32).toString('hex')],
+  );
+  const teams = result.rows[0]!.protocol_key;
+  if (teams !== local) {
+    ensurePrivateDir(paths.root);
+    writeFileAtomicSync(paths.protocolKey, teams);
+  }
+}
+
+function readKey(file: string): string | null {
+  try {
+    const hex = fs.readFileSync(file, 'utf8').trim();
+    return /^[0-9a-f]{64}$/.test(hex) ? hex : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,51 @@
+import os from 'node:os';
+import path from 'node:path';
+import { TeamdError } from '../errors.js';
+import type { StatePaths } from '../paths.js';
+import type { TeamSettings } from '../roster/roster.js';
+
+export const STORE_ENV = 'TEAMD_STORE';
+
+/** Where the team's shared state lives, and under which team and host names. */
+export type StoreSetting = { readonly kind: 'files' } | { readonly kind: 'postgres'; readonly url: string; readonly team: string; readonly host: string };
+
+/** The store this command or process uses: TEAMD_STORE, else the `store` setting, else files. */
+export function storeSetting(paths: StatePaths, settings: Pick<TeamSettings, 'store' | 'team' | 'host'>, env: NodeJS.ProcessEnv = process.env): StoreSetting {
+  const raw = env[STORE_ENV] || settings.store;
+  return parseStore(raw, {
+    team: settings.team ?? teamNameOf(path.basename(path.dirname(paths.root))),
+    host: settings.host ?? teamNameOf(os.hostname()),
+  });
+}
+
+export function parseStore(raw: string, names: { readonly team: string; readonly host: string }): StoreSetting {
+  if (raw === 'files') return { kind: 'files' };
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new TeamdError('USAGE', `the store ${redactUrl(raw)} is not a valid URL: write postgres://user:password@host:5432/database`);
+    }
+    return { kind: 'postgres', url: raw, team: names.team, host: names.host };
+  }
+  throw new TeamdError('USAGE', `unknown store "${redactUrl(raw)}": it is "files" or a PostgreSQL URL (postgres://user:password@host:5432/database)`);
+}
+
+/** A folder or host name made a valid team or host name: other characters become "-". */
+export function teamNameOf(name: string): string {
+  const cleaned = name
+    .replace(/[^A-Za-z0-9._-]/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 64);
+  return cleaned || 'team';
+}
+
+/** A store URL fit for logs and messages: the password replaced. */
+export function redactUrl(url: string): string {
+  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
+}
+
+/** How `teamd status` and logs name a store. */
+export function describeStore(setting: StoreSetting): string {
+  return setting.kind === 'files' ? 'files' : `${redactUrl(setting.url)} (team ${setting.team}, host ${setting.host})`;
+}
