@@ -63,6 +63,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
   inbox: async () => (await import('./commands/messages.js')).inboxCommand,
   demo: async () => (await import('./commands/demo.js')).demoCommand,
   completion: async () => (await import('./commands/completion.js')).completionCommand,
+  store: async () => (await import('./commands/store.js')).storeCommand,
 };
 
 /** The command a command line names, when it names one: only that one is loaded. */

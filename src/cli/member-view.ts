@@ -5,8 +5,13 @@ import type { Member, MemberStatus } from '../roster/roster.js';
 export interface MemberView {
   readonly name: string;
   readonly role: string;
-  /** The roster's status, or `stopped` / `unknown` when the daemon that would keep it true is gone. */
-  readonly status: MemberStatus | 'stopped' | 'unknown';
+  /**
+   * The roster's status, or `stopped` / `unknown` when the daemon that would keep it true is gone;
+   * `lost` for a member of another host whose lease ran out (a shared store).
+   */
+  readonly status: MemberStatus | 'stopped' | 'unknown' | 'lost';
+  /** The host that runs it, in a shared store (null: this host's, or the file store). */
+  readonly host?: string | null;
   readonly pid: number | null;
   readonly task: number | null;
   readonly restarts: number;
@@ -47,6 +52,14 @@ export function memberView(member: Member, teamModel: string, daemonRunning: boo
   };
 }
 
+/**
+ * A member another host's daemon runs (a shared store): its pid is that host's, never checked
+ * here; it is `lost` once that host's lease ran out.
+ */
+export function remoteMemberView(member: Member, host: string, lost: boolean, teamModel: string): MemberView {
+  return { ...memberView({ ...member, pid: null }, teamModel, true), status: lost ? 'lost' : member.status, host };
+}
+
 /** 45s, 12m, 3h 5m, 2d 4h: a duration for a person. */
 export function formatDuration(ms: number): string {
   const seconds = Math.max(0, Math.floor(ms / 1000));
@@ -62,7 +75,7 @@ export function formatMembers(members: readonly MemberView[], now: Date): string
   if (members.length === 0) return 'no teammates (add one: teamd spawn <name> <role>)\n';
   const count = (m: MemberView, key: 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens'): string => (m.usage ? String(m.usage[key]) : '-');
   const rows = members.map((m) => [
-    m.name,
+    m.host ? `${m.name}@${m.host}` : m.name,
     m.role,
     m.status,
     m.pid === null ? '-' : String(m.pid),

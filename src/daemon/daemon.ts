@@ -7,6 +7,9 @@ import { OFFLINE_KEY_ENV, OFFLINE_URL_ENV } from '../model/offline/env.js';
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
 import { openStore, type TeamStore } from '../store/open-store.js';
+import { MemberPublisher } from '../store/member-publisher.js';
+import { HostLease } from './host-lease.js';
+import { LEAD } from '../roster/roster.js';
 import { describeStore, storeSetting } from '../store/store-setting.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
@@ -68,6 +71,8 @@ export class Daemon {
     private readonly roster: RosterStore,
     private readonly scheduler: Scheduler,
     private readonly store: TeamStore,
+    private readonly lease: HostLease | null,
+    private readonly publisher: MemberPublisher | null,
   ) {
     this.info = info;
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
@@ -82,8 +87,11 @@ export class Daemon {
     let model: OfflineModelServer | null = null;
     let scheduler: Scheduler | null = null;
     let store: TeamStore | null = null;
+    let lease: HostLease | null = null;
     try {
-      const roster = new RosterStore(paths, { logger });
+      // A shared store gets this host's roster on every change (publisher below, once the store is open).
+      let publisher: MemberPublisher | null = null;
+      const roster = new RosterStore(paths, { logger, onChange: (config) => publisher?.changed(config.members) });
       model = await OfflineModelServer.listen({
         script: new OfflineScript(path.join(paths.root, 'offline-script.json'), (message) => logger.error(message)),
         logger: logger.child({ component: 'offline-model' }),
@@ -95,6 +103,12 @@ export class Daemon {
       store = await openStore(storeSetting(paths, settings, options.workerEnv), { paths, logger, migrate: true });
       logger.info({ store: describeStore(store.setting) }, 'store open');
       const { board, mail: mailbox } = store;
+      const shared = store.setting.kind === 'postgres' ? store.setting : null;
+      if (shared) {
+        publisher = new MemberPublisher((members) => store!.members.publish(shared.host, members), logger);
+        publisher.changed(roster.read().members);
+      }
+      const published = publisher;
       const files = store.setting.kind === 'files';
       const looked = files ? new LookMarker(paths.boardLooked, paths.tasksDir) : null;
       const listen = store.listen.bind(store);
@@ -115,6 +129,15 @@ export class Daemon {
           return bell;
         },
         ...(looked ? { markLooked: (startedAt: number) => looked.mark(startedAt) } : {}),
+        ...(shared && published
+          ? {
+              directory: {
+                published: () => published.published(),
+                hostOf: async (name: string) => (await store!.members.list()).find((entry) => entry.member.name === name)?.host ?? null,
+                host: shared.host,
+              },
+            }
+          : {}),
         workerScript: options.workerScript,
         workerEnv: { ...options.workerEnv, [OFFLINE_URL_ENV]: model.url, [OFFLINE_KEY_ENV]: model.key, [SANDBOX_ENV]: JSON.stringify(sandbox.kind) },
         defaultModel: () => roster.read().settings.model,
@@ -127,12 +150,35 @@ export class Daemon {
         deliver: scheduledDelivery({ mailbox, board, members: () => roster.read().members, logger }),
         logger: logger.child({ component: 'scheduler' }),
       });
-      const daemon = new Daemon(options, supervisor, info, model, roster, scheduler, store);
+      const hosts = store.hosts;
+      lease =
+        shared && hosts
+          ? new HostLease({
+              hosts,
+              host: shared.host,
+              pid: process.pid,
+              leaseMs: () => roster.read().settings.hostLeaseMs,
+              onReclaimed: async ({ host, members, released }) => {
+                for (const name of members)
+                  await mailbox
+                    .send({
+                      from: name,
+                      to: LEAD,
+                      type: 'teammate_crashed',
+                      content: `${name} is lost: its host ${host} stopped heartbeating.${released.length ? ` Task(s) ${released.join(', ')} went back to the board.` : ''}`,
+                    })
+                    .catch((error: unknown) => logger.warn({ err: error }, 'could not tell the lead about a lost host'));
+              },
+              logger,
+            })
+          : null;
+      const daemon = new Daemon(options, supervisor, info, model, roster, scheduler, store, lease, publisher);
       // Before any task is resumed: nothing an earlier daemon's teammates started may run alongside its second run.
       cleanUpAfterEarlierDaemon(paths, logger);
       const inotify = inotifyWarning(roster.read().members.length);
       if (inotify) logger.warn({ inotify }, 'the team may not fit the inotify limits');
       await supervisor.start();
+      await lease?.start();
       // After the teammates are up: what came due while no daemon ran is delivered (or reported) now.
       await scheduler.start();
       daemon.server = await ControlServer.listen(paths.daemonSocket, (request) => daemon.handle(request), logger);
@@ -140,6 +186,7 @@ export class Daemon {
       return daemon;
     } catch (error) {
       // Never leave a half-started daemon's teammates behind.
+      await lease?.close();
       await scheduler?.close();
       await supervisor?.stopAll();
       await model?.close();
@@ -179,6 +226,10 @@ export class Daemon {
       const rungs = await this.supervisor.stopAll();
       await this.server?.close();
       await this.model.close();
+      // The roster as the team last sees it (every teammate stopped), then no more beats: after the lease, other hosts take this one's tasks.
+      await this.publisher?.published();
+      this.publisher?.close();
+      await this.lease?.close();
       await this.store.close();
       this.roster.close();
       releasePidFile(paths);

@@ -11,6 +11,8 @@ export interface RosterStoreOptions {
   /** Waits between retries of a write the disk refused: doubling from the first to the cap. */
   readonly retryFirstMs?: number;
   readonly retryMaxMs?: number;
+  /** Called with every roster the daemon takes (on disk or not yet): a shared store publishes its members. */
+  readonly onChange?: (config: TeamConfig) => void;
 }
 
 /** Why the roster on disk is behind the daemon's, for `teamd status`. */
@@ -71,6 +73,7 @@ export class RosterStore {
     const previous = this.read();
     const next = configSchema.parse(change(previous));
     this.last = next;
+    this.options.onChange?.(next);
     try {
       this.persist(next);
     } catch (error) {

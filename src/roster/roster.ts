@@ -147,6 +147,11 @@ export const settingsSchema = z.looseObject({
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
     .optional(),
+  /**
+   * A shared store: a host whose daemon has not shown it is alive for this long is lost; its
+   * teammates' tasks go back to the board (their claim numbers fence off a late return).
+   */
+  hostLeaseMs: z.number().int().min(1_000).max(3_600_000).default(30_000),
   /** This host's name in a shared store; default: the machine's hostname. */
   host: z
     .string()

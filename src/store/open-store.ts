@@ -7,6 +7,9 @@ import type { StatePaths } from '../paths.js';
 import { fileMailStore } from './file-mail-store.js';
 import { fileTaskBoard } from './file-task-board.js';
 import type { MailStore } from './mail-store.js';
+import type { MemberDirectory } from './member-directory.js';
+import type { HostRegistry } from './host-registry.js';
+import { readConfig } from '../roster/roster.js';
 import type { StoreEvent } from './pg/pg-listener.js';
 import type { StoreSetting } from './store-setting.js';
 import type { TaskBoard } from './task-board.js';
@@ -19,6 +22,9 @@ export interface TeamStore {
   readonly setting: StoreSetting;
   readonly board: TaskBoard;
   readonly mail: MailStore;
+  readonly members: MemberDirectory;
+  /** The team's daemons on several hosts: a shared store only (null for files: one host, whose pids are checked directly). */
+  readonly hosts: HostRegistry | null;
   /**
    * Calls `ring` for each change `wanted` accepts. The file store returns null: its readers
    * watch the files themselves (watch/doorbell.ts). PostgreSQL: LISTEN/NOTIFY.
@@ -50,6 +56,9 @@ export async function openStore(setting: StoreSetting, deps: OpenStoreDeps): Pro
     setting,
     board: fileTaskBoard(new Board({ paths, locker: new FileLocker({ logger }), logger })),
     mail: fileMailStore({ paths, mailbox, logger }),
+    // The roster is config.json itself: nothing to publish.
+    members: { publish: async () => undefined, list: async () => readConfig(paths.config).members.map((member) => ({ member, host: null })) },
+    hosts: null,
     listen: async () => null,
     close: async () => undefined,
   };

@@ -25,6 +25,14 @@ export interface SupervisorDeps {
   readonly openDoorbell: () => Promise<Doorbell>;
   /** Records that a look at the whole board began at this time (board/look-marker.ts): teammates then skip their own re-check scans. */
   readonly markLooked?: (startedAt: number) => void;
+  /** A shared store's roster of every host (none with the file store: config.json is the whole roster). */
+  readonly directory?: {
+    /** Resolves once this host's latest roster is in the store (a spawned teammate can then be written to from any host). */
+    published(): Promise<void>;
+    /** The host whose daemon runs a member, if any does. */
+    hostOf(name: string): Promise<string | null>;
+    readonly host: string;
+  };
   readonly workerScript: string;
   readonly workerEnv: NodeJS.ProcessEnv;
   /** The team's model, for members spawned without one. */

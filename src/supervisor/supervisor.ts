@@ -101,6 +101,11 @@ export class Supervisor {
     await checkModelFor(this.deps, model);
     // After the check (it waits on the network): nothing below awaits until the slot is taken.
     if (this.stopping) throw new TeamdError('DAEMON_NOT_RUNNING', 'the daemon is stopping');
+    const elsewhere = await this.deps.directory?.hostOf(spec.name);
+    if (elsewhere && elsewhere !== this.deps.directory?.host) {
+      throw new TeamdError('ALREADY_RUNNING', `${spec.name} is a member on the host ${elsewhere}: pick another name, or shut it down there first`);
+    }
+    if (this.stopping) throw new TeamdError('DAEMON_NOT_RUNNING', 'the daemon is stopping');
     const slot = this.slots.get(spec.name);
     if (slot?.child || slot?.restartTimer) {
       throw new TeamdError(
@@ -126,6 +131,8 @@ export class Supervisor {
     );
     this.slots.set(spec.name, this.newSlot());
     this.launch(spec.name);
+    // Reachable from every host before the spawn is answered: a message sent right after it is not refused.
+    await this.deps.directory?.published();
     return this.deps.roster.requireMember(spec.name);
   }
 

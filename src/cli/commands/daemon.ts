@@ -8,6 +8,9 @@ import { formatLogLine } from '../log-format.js';
 import { inotifyWarning } from '../../proc/inotify.js';
 import { readMcpConfig } from '../../mcp/mcp-config.js';
 import { readConfig } from '../../roster/roster.js';
+import { RosterStore } from '../../roster/roster-store.js';
+import { parseStore } from '../../store/store-setting.js';
+import { TeamdError } from '../../errors.js';
 import type { StatePaths } from '../../paths.js';
 import { pathsFor, stateFolderFor } from '../context.js';
 import { startDetachedDaemon, stopDaemonAndWait } from '../daemon-process.js';
@@ -20,6 +23,9 @@ interface StartOptions extends CommonOptions {
   foreground?: boolean;
   model?: string;
   idleTimeout?: number;
+  store?: string;
+  team?: string;
+  host?: string;
 }
 
 async function runForeground(io: Io, paths: StatePaths, options: StartOptions): Promise<void> {
@@ -91,6 +97,37 @@ async function runForeground(io: Io, paths: StatePaths, options: StartOptions): 
   }
 }
 
+/**
+ * --store, --team and --host are kept in config.json's settings (0600), not passed on a command
+ * line where `ps` would show a password: the daemon, its teammates and every later command read
+ * them there. Checked first, and never changed under a running daemon.
+ */
+function keepStoreChoice(paths: StatePaths, options: StartOptions): void {
+  if (options.store === undefined && options.team === undefined && options.host === undefined) return;
+  if (readLiveDaemon(paths)) throw new TeamdError('ALREADY_RUNNING', `a daemon already runs for ${paths.root}: stop it before changing its store`);
+  const names = { team: options.team ?? 'team', host: options.host ?? 'host' };
+  if (options.store !== undefined) parseStore(options.store, names);
+  for (const [what, value] of [
+    ['team', options.team],
+    ['host', options.host],
+  ] as const)
+    if (value !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(value))
+      throw new TeamdError('USAGE', `--${what} ${JSON.stringify(value)}: a name of letters, digits, ".", "_" and "-", up to 64 characters`);
+  ensurePrivateDir(paths.root);
+  new RosterStore(paths).update(
+    (config) => ({
+      ...config,
+      settings: {
+        ...config.settings,
+        ...(options.store === undefined ? {} : { store: options.store }),
+        ...(options.team === undefined ? {} : { team: options.team }),
+        ...(options.host === undefined ? {} : { host: options.host }),
+      },
+    }),
+    { mustPersist: true },
+  );
+}
+
 /** At most 10 escaped faults a minute are survived; more means the daemon is broken, not unlucky. */
 class FaultBudget {
   private readonly times: number[] = [];
@@ -114,8 +151,12 @@ export function startCommand(io: Io): Command {
       'a teammate idle this long sleeps until work appears: 30s, 5m, 1h, or milliseconds (0 = never; default 1m)',
       parseDuration,
     )
+    .option('--store <store>', 'where the board and mailboxes live: files (default) or postgres://user:password@host:5432/db (kept in config.json)')
+    .option('--team <name>', "the team's name in a shared store (default: the workspace folder's name)")
+    .option('--host <name>', "this host's name in a shared store (default: the machine's hostname)")
     .action(async (options: StartOptions) => {
       const paths = stateFolderFor(io, options.dir, 'write');
+      keepStoreChoice(paths, options);
       const inotify = inotifyWarning(readConfig(paths.config).members.length);
       if (inotify) io.err(`WARNING: ${inotify}\n`);
       // A refused MCP file leaves its servers out of every teammate: said before they start, not only in their logs.

@@ -12,7 +12,7 @@ import type { StatePaths } from '../../paths.js';
 import { inotifyUseOf, readInotifyLimits } from '../../proc/inotify.js';
 import { readConfig, type TeamConfig } from '../../roster/roster.js';
 import { openContext } from '../context.js';
-import { formatDuration, formatMembers, memberView, type MemberView } from '../member-view.js';
+import { formatDuration, formatMembers, memberView, remoteMemberView, type MemberView } from '../member-view.js';
 import { printJson, type Io } from '../output.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 import { firstLine } from '../../text.js';
@@ -33,6 +33,18 @@ export function statusCommand(io: Io): Command {
       const members = (config?.members ?? []).map((m) => memberView(m, config?.settings.model ?? 'offline', daemon !== null));
       const tasks = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
       const storeName = describeStore(store.setting);
+      const ownHost = store.setting.kind === 'postgres' ? store.setting.host : null;
+      // A shared store: the other hosts' daemons and members (their pids are theirs: never checked here).
+      const hosts = await (store.hosts?.list() ?? Promise.resolve([])).catch(() => []);
+      if (store.setting.kind === 'postgres') {
+        const elsewhere = await store.members.list().catch(() => []);
+        for (const { member, host } of elsewhere) {
+          if (host === null || host === ownHost || members.some((m) => m.name === member.name)) continue;
+          members.push(remoteMemberView(member, host, hosts.find((h) => h.host === host)?.lost ?? false, config?.settings.model ?? 'offline'));
+        }
+        for (const host of hosts.filter((h) => h.lost))
+          needsYou.push(`host ${host.host} is lost (no heartbeat since ${host.heartbeatAt}): its teammates' tasks went back to the board`);
+      }
       let storeError: string | null = null;
       // An unreachable store is reported like everything else: the rest of the status is still shown.
       const listing = await board.list().catch((error: unknown) => {
@@ -83,7 +95,7 @@ export function statusCommand(io: Io): Command {
                 model: config?.settings.model ?? null,
               }
             : null,
-          store: { kind: store.setting.kind, name: storeName, reachable: storeError === null },
+          store: { kind: store.setting.kind, name: storeName, reachable: storeError === null, host: ownHost, hosts },
           members: members.map((m) => ({ ...m, todos: readPublishedTodos(paths, m.name) })),
           tasks,
           tokens,
@@ -100,7 +112,12 @@ export function statusCommand(io: Io): Command {
         );
         if (daemon?.sandbox) io.out(`sandbox: ${daemon.sandbox}\n`);
         io.out(`state:  ${paths.root}\n`);
-        io.out(`store:  ${storeName}${storeError ? ' (UNREACHABLE)' : ''}\n\n${formatMembers(members, now)}\n`);
+        io.out(`store:  ${storeName}${storeError ? ' (UNREACHABLE)' : ''}\n`);
+        if (hosts.length > 0)
+          io.out(
+            `hosts:  ${hosts.map((h) => `${h.host}${h.host === ownHost ? ' (this one)' : ''} ${h.lost ? 'LOST' : 'up'}, heartbeat ${formatDuration(now.getTime() - Date.parse(h.heartbeatAt))} ago`).join('; ')}\n`,
+          );
+        io.out(`\n${formatMembers(members, now)}\n`);
         io.out(`tasks:  ${TASK_STATUSES.map((s) => `${tasks[s]} ${s}`).join(', ')}\n`);
         io.out(
           `tokens: ${tokens.input} in, ${tokens.output} out, ${tokens.cacheRead} read from cache${config?.settings.teamBudgetTokens ? ` (team budget ${config.settings.teamBudgetTokens})` : ''}\n`,

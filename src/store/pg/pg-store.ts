@@ -10,6 +10,8 @@ import { redactUrl, type StoreSetting } from '../store-setting.js';
 import { PgBoard } from './pg-board.js';
 import { PgListener } from './pg-listener.js';
 import { PgMailStore } from './pg-mail-store.js';
+import { PgMembers } from './pg-members.js';
+import { PgHosts } from './pg-hosts.js';
 import { storeError } from './transaction.js';
 import { migrate } from './schema.js';
 
@@ -57,10 +59,13 @@ export async function openPgStore(setting: PgSetting, deps: OpenStoreDeps): Prom
       onReconnect: ring,
       logger,
     });
+  const board = new PgBoard({ pool, team: setting.team, logger });
   return {
     setting,
-    board: new PgBoard({ pool, team: setting.team, logger }),
+    board,
+    hosts: new PgHosts(pool, setting.team, board, logger),
     mail: new PgMailStore({ pool, team: setting.team, key, logger, listen }),
+    members: new PgMembers(pool, setting.team),
     listen,
     close: async () => {
       if (!pool.ended) await pool.end();

@@ -71,6 +71,8 @@ CREATE TABLE teamd_hosts (
   pid integer,
   started_at timestamptz NOT NULL DEFAULT now(),
   heartbeat_at timestamptz NOT NULL DEFAULT now(),
+  -- Set by the host that found its lease expired (and gave its members' tasks back); cleared by its next heartbeat.
+  lost_at timestamptz,
   PRIMARY KEY (team, host)
 );
 `,

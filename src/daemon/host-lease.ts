@@ -1,0 +1,57 @@
+import type { Logger } from '../logger.js';
+import type { HostRegistry, Reclaimed } from '../store/host-registry.js';
+
+export interface HostLeaseDeps {
+  readonly hosts: HostRegistry;
+  readonly host: string;
+  readonly pid: number;
+  readonly leaseMs: () => number;
+  /** A lost host's teammates and the tasks that went back: the lead is told. */
+  readonly onReclaimed: (reclaimed: Reclaimed) => Promise<void>;
+  readonly logger: Logger;
+}
+
+/**
+ * This host's lease in a shared store: a heartbeat every third of the lease, and at each beat a
+ * look for other hosts whose lease ran out. A beat that fails (the store is down) is logged and
+ * tried again at the next one; a tick never overlaps the one before.
+ */
+export class HostLease {
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | null = null;
+  private failing = false;
+
+  constructor(private readonly deps: HostLeaseDeps) {}
+
+  async start(): Promise<void> {
+    await this.tick();
+    this.timer = setInterval(
+      () => {
+        this.ticking ??= this.tick().finally(() => (this.ticking = null));
+      },
+      Math.max(250, Math.floor(this.deps.leaseMs() / 3)),
+    );
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.ticking;
+  }
+
+  private async tick(): Promise<void> {
+    const { deps } = this;
+    try {
+      await deps.hosts.heartbeat(deps.host, deps.pid);
+      for (const reclaimed of await deps.hosts.reclaimExpired(deps.host, deps.leaseMs())) {
+        deps.logger.warn(reclaimed, `host ${reclaimed.host} stopped heartbeating: its teammates are lost and their tasks went back to the board`);
+        await deps.onReclaimed(reclaimed);
+      }
+      if (this.failing) deps.logger.info('heartbeating in the store again');
+      this.failing = false;
+    } catch (error) {
+      if (!this.failing) deps.logger.warn({ err: error }, 'cannot heartbeat in the store; retrying at the next beat (other hosts may count this one lost)');
+      this.failing = true;
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import type { Pool } from 'pg';
+import type { Logger } from '../../logger.js';
+import type { HostRegistry, HostView, Reclaimed } from '../host-registry.js';
+import type { TaskBoard } from '../task-board.js';
+import { inTransaction, storeError } from './transaction.js';
+
+/**
+ * Hosts of a team in PostgreSQL. The database's clock decides expiry (now() - heartbeat_at), so
+ * hosts' clocks need not agree. Marking a host lost takes its row with FOR UPDATE SKIP LOCKED:
+ * when two daemons notice at once, one of them reclaims.
+ */
+export class PgHosts implements HostRegistry {
+  constructor(
+    private readonly pool: Pool,
+    private readonly team: string,
+    private readonly board: TaskBoard,
+    private readonly logger: Logger,
+  ) {}
+
+  async heartbeat(host: string, pid: number): Promise<void> {
+    try {
+      await this.pool.query('INSERT INTO teamd_teams (team) VALUES ($1) ON CONFLICT DO NOTHING', [this.team]);
+      await this.pool.query(
+        `INSERT INTO teamd_hosts (team, host, pid, started_at, heartbeat_at, lost_at) VALUES ($1, $2, $3, now(), now(), NULL)
+         ON CONFLICT (team, host) DO UPDATE SET pid = excluded.pid, heartbeat_at = now(), lost_at = NULL`,
+        [this.team, host, pid],
+      );
+    } catch (error) {
+      throw storeError(error);
+    }
+  }
+
+  async reclaimExpired(self: string, leaseMs: number): Promise<Reclaimed[]> {
+    const lost = await inTransaction(this.pool, async (client) => {
+      const expired = await client.query<{ host: string }>(
+        `SELECT host FROM teamd_hosts
+         WHERE team = $1 AND host <> $2 AND lost_at IS NULL AND heartbeat_at < now() - make_interval(secs => $3::float8 / 1000)
+         FOR UPDATE SKIP LOCKED`,
+        [this.team, self, leaseMs],
+      );
+      const found: { host: string; members: string[] }[] = [];
+      for (const { host } of expired.rows) {
+        await client.query('UPDATE teamd_hosts SET lost_at = now() WHERE team = $1 AND host = $2', [this.team, host]);
+        const members = await client.query<{ name: string }>('SELECT name FROM teamd_members WHERE team = $1 AND host = $2', [this.team, host]);
+        found.push({ host, members: members.rows.map((row) => row.name) });
+      }
+      return found;
+    });
+    const reclaimed: Reclaimed[] = [];
+    for (const { host, members } of lost) {
+      const released: number[] = [];
+      for (const name of members) {
+        for (const task of await this.board.ownedBy(name)) {
+          try {
+            // Fenced by the claim seen: a task its holder finished (or that moved on) meanwhile is left alone.
+            await this.board.release(task.id, { owner: name, claim: task.claim });
+            released.push(task.id);
+          } catch (error) {
+            this.logger.warn({ err: error, taskId: task.id, host }, 'could not give back a task of a lost host');
+          }
+        }
+      }
+      reclaimed.push({ host, members, released });
+    }
+    return reclaimed;
+  }
+
+  async list(): Promise<HostView[]> {
+    try {
+      const result = await this.pool.query<{ host: string; pid: number | null; heartbeat_at: Date; lost: boolean }>(
+        'SELECT host, pid, heartbeat_at, lost_at IS NOT NULL AS lost FROM teamd_hosts WHERE team = $1 ORDER BY host',
+        [this.team],
+      );
+      return result.rows.map((row) => ({ host: row.host, pid: row.pid, heartbeatAt: row.heartbeat_at.toISOString(), lost: row.lost }));
+    } catch (error) {
+      throw storeError(error);
+    }
+  }
+}

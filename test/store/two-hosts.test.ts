@@ -1,0 +1,122 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { describe, expect, inject, it } from 'vitest';
+import { statePaths } from '../../src/paths.js';
+import { readConfig } from '../../src/roster/roster.js';
+import { isAlive, readLiveDaemon } from '../../src/daemon/pid-file.js';
+import { createLogger } from '../../src/logger.js';
+import { PgBoard } from '../../src/store/pg/pg-board.js';
+import { migrate } from '../../src/store/pg/schema.js';
+import { startDaemon } from '../helpers/daemon.js';
+import { collectOutput, runTeamd, startFixture } from '../helpers/processes.js';
+import { makeTempDir, onBeforeTempRemoval } from '../helpers/temp-dir.js';
+import { waitForAsync } from '../helpers/wait.js';
+
+const url = inject('pgUrl');
+
+/** One host's workspace and state folder, on the shared store under one team name. */
+function host(team: string, name: string): string {
+  const dir = path.join(makeTempDir(`teamd-${name}-`), 'ws', '.team');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(statePaths(dir).config, JSON.stringify({ members: [], settings: { store: url, team, host: name, hostLeaseMs: 2000, idleTimeoutMs: 0 } }));
+  return dir;
+}
+
+async function teamd(dir: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runTeamd([...args, '--dir', dir]);
+}
+
+async function json<T>(dir: string, ...args: string[]): Promise<T> {
+  const result = await teamd(dir, ...args, '--json');
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as T;
+}
+
+describe.skipIf(url === null)('one team on two hosts (two daemons on one PostgreSQL store)', () => {
+  it('share a board and mailboxes; kill -9 of one host gives its tasks to the other within the lease, and its late finish is refused', async () => {
+    const team = `two-${randomUUID().slice(0, 6)}`;
+    const h1 = host(team, 'h1');
+    const h2 = host(team, 'h2');
+    await startDaemon(h1);
+    await startDaemon(h2);
+    expect((await teamd(h1, 'spawn', 'alice', 'coder')).code).toBe(0);
+    // A name is the team's: another host cannot take it.
+    const taken = await teamd(h2, 'spawn', 'alice', 'coder');
+    expect(taken.code).toBe(4);
+    expect(taken.stderr).toContain('alice is a member on the host h1');
+    // Hangs on h1, finishes on h2: each host runs its commands in its own workspace.
+    const sh = 'case "$PWD" in *teamd-h1-*) sleep 600;; esac; echo done-on-h2';
+    const added = await json<{ id: number }>(h2, 'task', 'add', 'where am I', '--description', `\`\`\`sh\n${sh}\n\`\`\``);
+    const held = await waitForAsync(async () => {
+      const task = await json<{ status: string; owner: string | null; claim: number }>(h1, 'task', 'show', String(added.id));
+      return task.status === 'in_progress' && task.owner === 'alice' ? task : null;
+    }, 'alice on h1 to claim the task');
+    expect(held.claim).toBe(1);
+
+    // bob on h2 gets a message from alice's host and reads it.
+    expect((await teamd(h2, 'spawn', 'bob', 'coder')).code).toBe(0);
+    const sent = await json<{ id: string; to: string }>(h1, 'send', 'bob', 'hello from h1', '--from', 'alice');
+    expect(sent.to).toBe('bob');
+    const client = new pg.Client({ connectionString: url! });
+    await client.connect();
+    onBeforeTempRemoval(() => client.end().catch(() => undefined));
+    await waitForAsync(async () => {
+      const cursor = await client.query<{ last_id: string }>('SELECT last_id FROM teamd_cursors WHERE team = $1 AND consumer = $2', [team, 'bob']);
+      return cursor.rows[0]?.last_id === sent.id;
+    }, 'bob to read the message from h1');
+
+    // Host h1 dies: its daemon and its teammate, with no chance to clean up.
+    const daemon1 = readLiveDaemon(statePaths(h1))!;
+    const alice = readConfig(statePaths(h1).config).members.find((m) => m.name === 'alice')!.pid!;
+    process.kill(daemon1.pid, 'SIGKILL');
+    process.kill(alice, 'SIGKILL');
+    await waitForAsync(async () => !isAlive(daemon1.pid) && !isAlive(alice), 'h1 to be gone');
+
+    // Within the lease (2 s, beats every 0.67 s), h2 gives the task back; bob takes it and finishes it.
+    const done = await waitForAsync(
+      async () => {
+        const task = await json<{ status: string; owner: string | null; claim: number; result: string | null }>(h2, 'task', 'show', String(added.id));
+        return task.status === 'completed' ? task : null;
+      },
+      'the task to be finished on h2',
+      20_000,
+    );
+    expect(done).toMatchObject({ owner: 'bob', claim: 2 });
+    expect(done.result).toContain('done-on-h2');
+    const status = await json<{ members: { name: string; status: string; host?: string }[]; store: { hosts: { host: string; lost: boolean }[] } }>(
+      h2,
+      'status',
+    );
+    expect(status.members.find((m) => m.name === 'alice')).toMatchObject({ status: 'lost', host: 'h1' });
+    expect(status.store.hosts).toEqual(
+      expect.arrayContaining([expect.objectContaining({ host: 'h1', lost: true }), expect.objectContaining({ host: 'h2', lost: false })]),
+    );
+    const lead = await json<{ type: string; content: string }[]>(h2, 'inbox', 'lead');
+    expect(lead.some((m) => m.type === 'teammate_crashed' && m.content.includes('alice is lost') && m.content.includes(`Task(s) ${added.id}`))).toBe(true);
+    // h1 comes back late and tries to finish with its old claim: fenced off.
+    const late = await teamd(h1, 'task', 'done', String(added.id), '--owner', 'alice', '--claim', '1');
+    expect(late.code).toBe(4);
+  });
+
+  it('8 processes racing claim-next over 1,000 tasks of one team claim every task exactly once', async () => {
+    const team = `race-${randomUUID().slice(0, 6)}`;
+    const pool = new pg.Pool({ connectionString: url!, max: 2 });
+    onBeforeTempRemoval(() => pool.end().catch(() => undefined));
+    await migrate(pool);
+    const board = new PgBoard({ pool, team, logger: createLogger() });
+    for (let i = 0; i < 1000; i++) await board.add({ subject: `t${i + 1}` });
+    const runs = Array.from({ length: 8 }, (_, i) =>
+      collectOutput(startFixture('pg-claim-racer.mjs', [url!, team, `racer-${i}`])).then((out) => ({ owner: `racer-${i}`, out })),
+    );
+    const claims = new Map<number, string[]>();
+    for (const { owner, out } of await Promise.all(runs)) {
+      expect(out.code, out.stderr).toBe(0);
+      for (const match of out.stdout.matchAll(/^claimed (\d+) (\d+)$/gm)) claims.set(Number(match[1]), [...(claims.get(Number(match[1])) ?? []), owner]);
+    }
+    expect(claims.size).toBe(1000);
+    expect([...claims].filter(([, owners]) => owners.length !== 1)).toEqual([]);
+    expect(new Set([...claims.values()].map(([owner]) => owner)).size).toBeGreaterThan(1);
+  });
+});
