@@ -158,14 +158,14 @@ export class Daemon {
               host: shared.host,
               pid: process.pid,
               leaseMs: () => roster.read().settings.hostLeaseMs,
-              onReclaimed: async ({ host, members, released }) => {
+              onReclaimed: async ({ host, members, released, stopped }) => {
                 for (const name of members)
                   await mailbox
                     .send({
                       from: name,
                       to: LEAD,
                       type: 'teammate_crashed',
-                      content: `${name} is lost: its host ${host} stopped heartbeating.${released.length ? ` Task(s) ${released.join(', ')} went back to the board.` : ''}`,
+                      content: `${name} ${stopped ? `stopped with its host ${host}` : `is lost: its host ${host} stopped heartbeating`}.${released.length ? ` Task(s) ${released.join(', ')} went back to the board.` : ''}`,
                     })
                     .catch((error: unknown) => logger.warn({ err: error }, 'could not tell the lead about a lost host'));
               },
@@ -229,7 +229,7 @@ export class Daemon {
       // The roster as the team last sees it (every teammate stopped), then no more beats: after the lease, other hosts take this one's tasks.
       await this.publisher?.published();
       this.publisher?.close();
-      await this.lease?.close();
+      await this.lease?.close(true);
       await this.store.close();
       this.roster.close();
       releasePidFile(paths);

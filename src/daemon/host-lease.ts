@@ -34,9 +34,14 @@ export class HostLease {
     this.timer.unref();
   }
 
-  async close(): Promise<void> {
+  /** Stops beating; `leaving`: the daemon stops cleanly, and says so (other hosts take its teammates' tasks at once). */
+  async close(leaving = false): Promise<void> {
     clearInterval(this.timer);
     await this.ticking;
+    if (leaving)
+      await this.deps.hosts
+        .leave(this.deps.host)
+        .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'could not tell the store this host stopped'));
   }
 
   private async tick(): Promise<void> {
@@ -44,7 +49,12 @@ export class HostLease {
     try {
       await deps.hosts.heartbeat(deps.host, deps.pid);
       for (const reclaimed of await deps.hosts.reclaimExpired(deps.host, deps.leaseMs())) {
-        deps.logger.warn(reclaimed, `host ${reclaimed.host} stopped heartbeating: its teammates are lost and their tasks went back to the board`);
+        deps.logger.warn(
+          reclaimed,
+          reclaimed.stopped
+            ? `host ${reclaimed.host} stopped: its teammates' tasks went back to the board`
+            : `host ${reclaimed.host} stopped heartbeating: its teammates are lost and their tasks went back to the board`,
+        );
         await deps.onReclaimed(reclaimed);
       }
       if (this.failing) deps.logger.info('heartbeating in the store again');

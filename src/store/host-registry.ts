@@ -5,6 +5,8 @@ export interface HostView {
   readonly heartbeatAt: string;
   /** Its lease ran out (another host gave its teammates' tasks back), and it has not come back since. */
   readonly lost: boolean;
+  /** Its daemon stopped cleanly (teamd stop). */
+  readonly stopped: boolean;
 }
 
 /** A lost host, and the tasks its teammates held that went back to the board. */
@@ -12,6 +14,8 @@ export interface Reclaimed {
   readonly host: string;
   readonly members: readonly string[];
   readonly released: readonly number[];
+  /** It stopped cleanly, rather than going silent. */
+  readonly stopped: boolean;
 }
 
 /**
@@ -20,7 +24,9 @@ export interface Reclaimed {
  */
 export interface HostRegistry {
   heartbeat(host: string, pid: number): Promise<void>;
-  /** Finds hosts (other than `self`) silent for `leaseMs`, marks each lost once, and releases its members' tasks. */
+  /** This host's daemon stops cleanly: no lease to wait out, other hosts take its teammates' tasks at their next beat. */
+  leave(host: string): Promise<void>;
+  /** Finds hosts (other than `self`) silent for `leaseMs` or stopped, marks each once, and releases its members' tasks. */
   reclaimExpired(self: string, leaseMs: number): Promise<Reclaimed[]>;
   list(): Promise<HostView[]>;
 }

@@ -115,7 +115,7 @@ export function statusCommand(io: Io): Command {
         io.out(`store:  ${storeName}${storeError ? ' (UNREACHABLE)' : ''}\n`);
         if (hosts.length > 0)
           io.out(
-            `hosts:  ${hosts.map((h) => `${h.host}${h.host === ownHost ? ' (this one)' : ''} ${h.lost ? 'LOST' : 'up'}, heartbeat ${formatDuration(now.getTime() - Date.parse(h.heartbeatAt))} ago`).join('; ')}\n`,
+            `hosts:  ${hosts.map((h) => `${h.host}${h.host === ownHost ? ' (this one)' : ''} ${h.lost ? 'LOST' : h.stopped ? 'stopped' : 'up'}, heartbeat ${formatDuration(now.getTime() - Date.parse(h.heartbeatAt))} ago`).join('; ')}\n`,
           );
         io.out(`\n${formatMembers(members, now)}\n`);
         io.out(`tasks:  ${TASK_STATUSES.map((s) => `${tasks[s]} ${s}`).join(', ')}\n`);

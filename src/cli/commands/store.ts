@@ -1,7 +1,9 @@
 import { Command } from 'commander';
-import { TeamdError } from '../../errors.js';
+import { isTeamdError, TeamdError } from '../../errors.js';
 import { createLogger } from '../../logger.js';
-import { describeStore, parseStore, type StoreSetting } from '../../store/store-setting.js';
+import { describeStore, parseStore, redactUrl, storeSetting, type StoreSetting } from '../../store/store-setting.js';
+import { copyTeam } from '../../store/store-copy.js';
+import { readConfig, type TeamSettings } from '../../roster/roster.js';
 import { commandStore, stateFolderFor } from '../context.js';
 import { printJson, type Io } from '../output.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
@@ -33,6 +35,54 @@ export function storeCommand(io: Io): Command {
             ? `${describeStore(setting)}: schema already at version ${outcome.to}\n`
             : `${describeStore(setting)}: schema version ${outcome.from} -> ${outcome.to} (applied ${outcome.applied.join(', ')})\n`,
         );
+    });
+  withCommonOptions(
+    command
+      .command('copy')
+      .description(
+        "copy the team's tasks, messages, cursors and roster between stores, with the daemons stopped (the target must be empty; counts are verified)",
+      ),
+  )
+    .requiredOption('--from <store>', 'files (this state folder) or postgres://…')
+    .requiredOption('--to <store>', 'files (this state folder) or postgres://…')
+    .option('--team <name>', "the team's name in the PostgreSQL store (default: the team setting, else the workspace folder's name)")
+    .option('--host <name>', 'the host its members are recorded on in the PostgreSQL store (default: the host setting, else the hostname)')
+    .action(async (options: CommonOptions & { from: string; to: string; team?: string; host?: string }) => {
+      const paths = stateFolderFor(io, options.dir, 'write');
+      let settings: TeamSettings;
+      try {
+        settings = readConfig(paths.config).settings;
+      } catch (error) {
+        if (!isTeamdError(error, 'CONFIG_CORRUPT')) throw error;
+        throw new TeamdError('CONFIG_CORRUPT', `${error.message}; the copy needs the roster: fix it first`);
+      }
+      // Each side as the team would name it: --team and --host first, then the settings, then the folder and hostname.
+      const chosen = (raw: string): StoreSetting =>
+        storeSetting(paths, { store: raw, team: options.team ?? settings.team, host: options.host ?? settings.host }, {});
+      const from = chosen(options.from);
+      const to = chosen(options.to);
+      if (from.kind === to.kind && (from.kind === 'files' || (to.kind === 'postgres' && from.url === to.url && from.team === to.team)))
+        throw new TeamdError('USAGE', '--from and --to name the same store: copy from one store to another (files and postgres://…)');
+      const logger = createLogger();
+      const { fileDump } = await import('../../store/file-dump.js');
+      const { pgDump } = await import('../../store/pg/pg-dump.js');
+      const open = (setting: StoreSetting) =>
+        setting.kind === 'files'
+          ? { store: fileDump(paths, logger), close: async () => undefined }
+          : ((store) => ({ store, close: store.close }))(pgDump(setting.url, setting.team, setting.host, settings.hostLeaseMs));
+      const source = open(from);
+      const target = open(to);
+      try {
+        const counts = await copyTeam(source.store, target.store);
+        if (options.json) printJson(io, { from: source.store.describe, to: target.store.describe, ...counts });
+        else
+          io.out(
+            `copied ${counts.tasks} tasks, ${counts.messages} messages in ${counts.inboxes} inboxes, ${counts.cursors} cursors and ${counts.members} members from ${source.store.describe} to ${target.store.describe} (counts verified)\nuse it: teamd start --store ${to.kind === 'files' ? 'files' : redactUrl(to.url)}${to.kind === 'postgres' ? ` --team ${to.team}` : ''}\n`,
+          );
+      } finally {
+        await source.close();
+        await target.close();
+      }
     });
   return command;
 }

@@ -21,8 +21,8 @@ export class PgHosts implements HostRegistry {
     try {
       await this.pool.query('INSERT INTO teamd_teams (team) VALUES ($1) ON CONFLICT DO NOTHING', [this.team]);
       await this.pool.query(
-        `INSERT INTO teamd_hosts (team, host, pid, started_at, heartbeat_at, lost_at) VALUES ($1, $2, $3, now(), now(), NULL)
-         ON CONFLICT (team, host) DO UPDATE SET pid = excluded.pid, heartbeat_at = now(), lost_at = NULL`,
+        `INSERT INTO teamd_hosts (team, host, pid, started_at, heartbeat_at, lost_at, stopped_at) VALUES ($1, $2, $3, now(), now(), NULL, NULL)
+         ON CONFLICT (team, host) DO UPDATE SET pid = excluded.pid, heartbeat_at = now(), lost_at = NULL, stopped_at = NULL`,
         [this.team, host, pid],
       );
     } catch (error) {
@@ -30,24 +30,33 @@ export class PgHosts implements HostRegistry {
     }
   }
 
+  async leave(host: string): Promise<void> {
+    try {
+      await this.pool.query('UPDATE teamd_hosts SET stopped_at = now(), pid = NULL WHERE team = $1 AND host = $2', [this.team, host]);
+    } catch (error) {
+      throw storeError(error);
+    }
+  }
+
   async reclaimExpired(self: string, leaseMs: number): Promise<Reclaimed[]> {
     const lost = await inTransaction(this.pool, async (client) => {
-      const expired = await client.query<{ host: string }>(
-        `SELECT host FROM teamd_hosts
-         WHERE team = $1 AND host <> $2 AND lost_at IS NULL AND heartbeat_at < now() - make_interval(secs => $3::float8 / 1000)
+      const expired = await client.query<{ host: string; stopped: boolean }>(
+        `SELECT host, stopped_at IS NOT NULL AS stopped FROM teamd_hosts
+         WHERE team = $1 AND host <> $2 AND lost_at IS NULL
+           AND (stopped_at IS NOT NULL OR heartbeat_at < now() - make_interval(secs => $3::float8 / 1000))
          FOR UPDATE SKIP LOCKED`,
         [this.team, self, leaseMs],
       );
-      const found: { host: string; members: string[] }[] = [];
-      for (const { host } of expired.rows) {
+      const found: { host: string; members: string[]; stopped: boolean }[] = [];
+      for (const { host, stopped } of expired.rows) {
         await client.query('UPDATE teamd_hosts SET lost_at = now() WHERE team = $1 AND host = $2', [this.team, host]);
         const members = await client.query<{ name: string }>('SELECT name FROM teamd_members WHERE team = $1 AND host = $2', [this.team, host]);
-        found.push({ host, members: members.rows.map((row) => row.name) });
+        found.push({ host, members: members.rows.map((row) => row.name), stopped });
       }
       return found;
     });
     const reclaimed: Reclaimed[] = [];
-    for (const { host, members } of lost) {
+    for (const { host, members, stopped } of lost) {
       const released: number[] = [];
       for (const name of members) {
         for (const task of await this.board.ownedBy(name)) {
@@ -60,18 +69,18 @@ export class PgHosts implements HostRegistry {
           }
         }
       }
-      reclaimed.push({ host, members, released });
+      reclaimed.push({ host, members, released, stopped });
     }
     return reclaimed;
   }
 
   async list(): Promise<HostView[]> {
     try {
-      const result = await this.pool.query<{ host: string; pid: number | null; heartbeat_at: Date; lost: boolean }>(
-        'SELECT host, pid, heartbeat_at, lost_at IS NOT NULL AS lost FROM teamd_hosts WHERE team = $1 ORDER BY host',
+      const result = await this.pool.query<{ host: string; pid: number | null; heartbeat_at: Date; lost: boolean; stopped: boolean }>(
+        'SELECT host, pid, heartbeat_at, lost_at IS NOT NULL AND stopped_at IS NULL AS lost, stopped_at IS NOT NULL AS stopped FROM teamd_hosts WHERE team = $1 ORDER BY host',
         [this.team],
       );
-      return result.rows.map((row) => ({ host: row.host, pid: row.pid, heartbeatAt: row.heartbeat_at.toISOString(), lost: row.lost }));
+      return result.rows.map((row) => ({ host: row.host, pid: row.pid, heartbeatAt: row.heartbeat_at.toISOString(), lost: row.lost, stopped: row.stopped }));
     } catch (error) {
       throw storeError(error);
     }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { writeFileAtomicSync } from '../../fs/atomic-write.js';
 import { ensurePrivateDir } from '../../fs/private-dir.js';
@@ -84,7 +85,7 @@ async function syncProtocolKey(pool: pg.Pool, team: string, paths: StatePaths): 
   );
   const teams = result.rows[0]!.protocol_key;
   if (teams !== local) {
-    ensurePrivateDir(paths.root);
+    ensurePrivateDir(path.dirname(paths.protocolKey));
     writeFileAtomicSync(paths.protocolKey, teams);
   }
 }

@@ -73,6 +73,8 @@ CREATE TABLE teamd_hosts (
   heartbeat_at timestamptz NOT NULL DEFAULT now(),
   -- Set by the host that found its lease expired (and gave its members' tasks back); cleared by its next heartbeat.
   lost_at timestamptz,
+  -- Set by the host's own daemon as it stops cleanly: its teammates' tasks go back at once.
+  stopped_at timestamptz,
   PRIMARY KEY (team, host)
 );
 `,

@@ -57,6 +57,10 @@ export function storeError(error: unknown): unknown {
   ) {
     return new TeamdError('STORE_UNAVAILABLE', `the PostgreSQL store is unreachable: ${message}`, { cause: error });
   }
+  // Not the database's: a file of ours (the protocol key, say) that could not be written.
+  if (typeof error === 'object' && error !== null && 'syscall' in error && !/^(ECONN|ENOTFOUND|ETIMEDOUT|EHOSTUNREACH|EPIPE)/.test(code)) {
+    return new TeamdError('IO', message, { cause: error });
+  }
   if (code === '42P01') {
     return new TeamdError('STORE_UNAVAILABLE', `the PostgreSQL store has no teamd tables yet: run teamd store init (${message})`, { cause: error });
   }
