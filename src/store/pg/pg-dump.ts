@@ -16,7 +16,7 @@ export function pgDump(url: string, team: string, host: string, leaseMs: number)
   const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 });
   pool.on('error', () => undefined);
   let ready: Promise<unknown> | null = null;
-  const schema = (): Promise<unknown> => (ready ??= migrate(pool).catch((error: unknown) => Promise.reject(storeError(error))));
+  const schema = (): Promise<unknown> => (ready ??= translated(() => migrate(pool)));
   return {
     describe: `${redactUrl(url)} (team ${team})`,
     dump: async () => {
@@ -77,23 +77,23 @@ export function pgDump(url: string, team: string, host: string, leaseMs: number)
     },
     running: async () => {
       await schema();
-      const live = await pool
-        .query<{ host: string }>(
+      const live = await translated(() =>
+        pool.query<{ host: string }>(
           'SELECT host FROM teamd_hosts WHERE team = $1 AND lost_at IS NULL AND stopped_at IS NULL AND heartbeat_at > now() - make_interval(secs => $2::float8 / 1000) ORDER BY host',
           [team, leaseMs],
-        )
-        .catch((error: unknown) => Promise.reject(storeError(error)));
+        ),
+      );
       return live.rows.map((row) => `the daemon of host ${row.host} (team ${team})`);
     },
     isEmpty: async () => {
       await schema();
-      const found = await pool
-        .query<{ n: number }>(
+      const found = await translated(() =>
+        pool.query<{ n: number }>(
           `SELECT (SELECT count(*) FROM teamd_tasks WHERE team = $1) + (SELECT count(*) FROM teamd_messages WHERE team = $1)
                 + (SELECT count(*) FROM teamd_members WHERE team = $1) AS n`,
           [team],
-        )
-        .catch((error: unknown) => Promise.reject(storeError(error)));
+        ),
+      );
       return Number(found.rows[0]?.n ?? 0) === 0;
     },
     load: async (dump) => {
@@ -142,4 +142,12 @@ export function pgDump(url: string, team: string, host: string, leaseMs: number)
       if (!pool.ended) await pool.end();
     },
   };
+}
+
+async function translated<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw storeError(error);
+  }
 }
