@@ -40,7 +40,7 @@ export function stateFolderFor(io: Io, dir: string | undefined, use: FolderUse):
  */
 export async function openContext(io: Io, dir: string | undefined, use: FolderUse): Promise<CommandContext> {
   const local = openLocal(io, dir, use);
-  const store = await openStore(commandStore(io, local.paths), { paths: local.paths, logger: local.logger, poolSize: 2 });
+  const store = await openStore(commandStore(io, local.paths), { paths: local.paths, logger: local.logger, poolSize: 2, shareKey: use === 'write' });
   return { ...local, store, board: store.board, mailbox: store.mail };
 }
 

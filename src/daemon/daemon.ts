@@ -73,6 +73,7 @@ export class Daemon {
     private readonly store: TeamStore,
     private readonly lease: HostLease | null,
     private readonly publisher: MemberPublisher | null,
+    private readonly storeWait: AbortController,
   ) {
     this.info = info;
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
@@ -88,6 +89,7 @@ export class Daemon {
     let scheduler: Scheduler | null = null;
     let store: TeamStore | null = null;
     let lease: HostLease | null = null;
+    const storeWait = new AbortController();
     try {
       // A shared store gets this host's roster on every change (publisher below, once the store is open).
       let publisher: MemberPublisher | null = null;
@@ -100,7 +102,13 @@ export class Daemon {
         ...(options.workerEnv.TEAMD_OFFLINE_RECORD ? { onDecide: recordRequests(options.workerEnv.TEAMD_OFFLINE_RECORD) } : {}),
       });
       const { settings } = roster.update((config) => ({ ...config, settings: { ...config.settings, ...definedOnly(options.settings ?? {}) } }));
-      store = await openStore(storeSetting(paths, settings, options.workerEnv), { paths, logger, migrate: true });
+      store = await openStore(storeSetting(paths, settings, options.workerEnv), {
+        paths,
+        logger,
+        migrate: true,
+        // Looks, heartbeats and notices wait out a store outage; stopping ends the wait.
+        patience: { maxWaitMs: 24 * 60 * 60_000, signal: storeWait.signal },
+      });
       logger.info({ store: describeStore(store.setting) }, 'store open');
       const { board, mail: mailbox } = store;
       const shared = store.setting.kind === 'postgres' ? store.setting : null;
@@ -172,7 +180,7 @@ export class Daemon {
               logger,
             })
           : null;
-      const daemon = new Daemon(options, supervisor, info, model, roster, scheduler, store, lease, publisher);
+      const daemon = new Daemon(options, supervisor, info, model, roster, scheduler, store, lease, publisher, storeWait);
       // Before any task is resumed: nothing an earlier daemon's teammates started may run alongside its second run.
       cleanUpAfterEarlierDaemon(paths, logger);
       const inotify = inotifyWarning(roster.read().members.length);
@@ -222,6 +230,7 @@ export class Daemon {
     this.stopping ??= (async () => {
       const { logger, paths } = this.options;
       logger.info('daemon stopping');
+      this.storeWait.abort();
       await this.scheduler.close();
       const rungs = await this.supervisor.stopAll();
       await this.server?.close();

@@ -13,6 +13,7 @@ import { readConfig } from '../roster/roster.js';
 import type { StoreEvent } from './pg/pg-listener.js';
 import type { StoreSetting } from './store-setting.js';
 import type { TaskBoard } from './task-board.js';
+import type { Patience } from './pg/transaction.js';
 
 /**
  * The team's shared state, whichever store holds it. The teammate, the supervisor and the CLI
@@ -40,6 +41,14 @@ export interface OpenStoreDeps {
   readonly durable?: boolean;
   /** Connections one process keeps to a PostgreSQL store (default 4). */
   readonly poolSize?: number;
+  /** How long a long-running process waits out an unreachable PostgreSQL store (a command: not at all). */
+  readonly patience?: Patience;
+  /**
+   * Puts the team's protocol key in this host's state folder first (a PostgreSQL store: a query
+   * at open). The daemon and commands that sign or send do; a command that only reads does not,
+   * so it still answers when the store is down.
+   */
+  readonly shareKey?: boolean;
   /** Brings a PostgreSQL store's schema up to date first (the daemon and teamd store init do). */
   readonly migrate?: boolean;
 }

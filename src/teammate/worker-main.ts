@@ -89,7 +89,14 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
   }
   const handled = new Set(session.handled);
   const locker = new FileLocker({ logger });
-  const store = await openStore(storeSetting(paths, config.settings, proc.env), { paths, logger, poolSize: 2 });
+  // An unreachable store is waited for (backing off to 30 s), never a reason to fail a task; stopping ends the wait.
+  const storeWait = new AbortController();
+  const store = await openStore(storeSetting(paths, config.settings, proc.env), {
+    paths,
+    logger,
+    poolSize: 2,
+    patience: { maxWaitMs: STORE_PATIENCE_MS, signal: storeWait.signal },
+  });
   const looked = store.setting.kind === 'files' ? new LookMarker(paths.boardLooked, paths.tasksDir) : null;
   // Its own inbox only, and the daemon's bell for ready work (link below): a change elsewhere
   // wakes nobody here. The safety re-check covers a lost event and a daemon that does not ring.
@@ -228,12 +235,14 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
         return;
       case 'shutdown':
         logger.info({ reason: message.reason }, 'stop requested by the daemon');
+        storeWait.abort();
         runtime.stop();
         return;
     }
   });
   proc.once('SIGTERM', () => {
     logger.info('SIGTERM: stopping after the current step');
+    storeWait.abort();
     runtime.stop();
   });
   onLogger?.(logger);
@@ -251,6 +260,9 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     await store.close();
   }
 }
+
+/** A day: a store down longer than that is an outage for the person, not something to wait out silently. */
+const STORE_PATIENCE_MS = 24 * 60 * 60_000;
 
 function requireEnv(proc: NodeJS.Process, name: string): string {
   const value = proc.env[name];

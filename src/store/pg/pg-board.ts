@@ -10,7 +10,7 @@ import { checkNewTask, dedupe, validateText } from '../../board/validation.js';
 import { worktreeFor } from '../../board/worktree-spec.js';
 import type { CorruptTask } from '../../board/task-store.js';
 import type { BoardListing, NewTask, TaskBoard, TaskFilter, TaskView } from '../task-board.js';
-import { inTransaction, storeError } from './transaction.js';
+import { inTransaction, patiently, storeError, type Patience } from './transaction.js';
 import { NOTIFY_CHANNEL } from './notify.js';
 
 export interface PgBoardDeps {
@@ -18,6 +18,8 @@ export interface PgBoardDeps {
   readonly team: string;
   readonly logger: Logger;
   readonly now?: () => Date;
+  /** How long to wait out an unreachable store (none: fail at once). */
+  readonly patience?: Patience;
 }
 
 type Queryable = Pool | PoolClient;
@@ -58,17 +60,19 @@ export class PgBoard implements TaskBoard {
   private readonly team: string;
   private readonly logger: Logger;
   private readonly now: () => Date;
+  private readonly patience: Patience | undefined;
 
   constructor(deps: PgBoardDeps) {
     this.pool = deps.pool;
     this.team = deps.team;
     this.logger = deps.logger;
     this.now = deps.now ?? (() => new Date());
+    this.patience = deps.patience;
   }
 
   async add(input: NewTask): Promise<Task> {
     const { subject, description, blockedBy, role, key } = checkNewTask(input);
-    const task = await inTransaction(this.pool, async (client) => {
+    const task = await this.transaction(async (client) => {
       const next = await this.lockTeam(client);
       if (key !== undefined) {
         const existing = await client.query<TaskRow>('SELECT id, data FROM teamd_tasks WHERE team = $1 AND key = $2', [this.team, key]);
@@ -102,7 +106,7 @@ export class PgBoard implements TaskBoard {
       else problems.push(parsed.problem);
     }
     for (const problem of problems) this.logger.warn(problem, 'invalid task row skipped (left untouched)');
-    const lookup = await this.lookup(this.pool, tasks);
+    const lookup = await this.reading((pool) => this.lookup(pool, tasks));
     const views = tasks
       .map((task) => ({ ...task, ...assessReadiness(task, lookup) }))
       .filter((view) => filter.ready === undefined || view.ready === filter.ready);
@@ -110,8 +114,10 @@ export class PgBoard implements TaskBoard {
   }
 
   async get(id: number): Promise<TaskView> {
-    const task = await this.require(this.pool, id, false);
-    return { ...task, ...assessReadiness(task, await this.lookup(this.pool, [task])) };
+    return this.reading(async (pool) => {
+      const task = await this.require(pool, id, false);
+      return { ...task, ...assessReadiness(task, await this.lookup(pool, [task])) };
+    });
   }
 
   async ownedBy(name: string): Promise<Task[]> {
@@ -147,7 +153,7 @@ export class PgBoard implements TaskBoard {
     const prefer = [...(options.prefer ?? [])];
     // Bounded: every candidate refused under its lock is skipped the next time round.
     for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
-      const outcome = await inTransaction(this.pool, async (client) => {
+      const outcome = await this.transaction(async (client) => {
         const found = await client.query<TaskRow>(
           `SELECT t.id, t.data FROM teamd_tasks t WHERE ${READY} AND NOT (t.id = ANY($2::integer[]))
             ORDER BY (t.id = ANY($3::integer[])) DESC, t.id LIMIT 1 FOR UPDATE SKIP LOCKED`,
@@ -216,7 +222,7 @@ export class PgBoard implements TaskBoard {
 
   async setBlockers(id: number, rawBlockedBy: readonly number[]): Promise<Task> {
     const blockedBy = dedupe(rawBlockedBy);
-    const written = await inTransaction(this.pool, async (client) => {
+    const written = await this.transaction(async (client) => {
       // The team's row: no other blocker edit runs until this one commits, so no cycle closes between two.
       await this.lockTeam(client);
       await this.refuseUnknownBlockers(client, blockedBy);
@@ -245,7 +251,7 @@ export class PgBoard implements TaskBoard {
 
   /** The read-check-write of one task, under its row lock. */
   private async mutate(id: number, change: (client: PoolClient, task: Task) => Promise<Task>): Promise<Task> {
-    const written = await inTransaction(this.pool, async (client) => {
+    const written = await this.transaction(async (client) => {
       const task = await this.require(client, id, true);
       return this.update(client, await change(client, task), task.rev);
     });
@@ -337,11 +343,22 @@ export class PgBoard implements TaskBoard {
   }
 
   private async query<R extends object>(sql: string, params: unknown[]): Promise<R[]> {
-    try {
-      return (await this.pool.query<R>(sql, params)).rows;
-    } catch (error) {
-      throw storeError(error);
-    }
+    return this.reading(async (pool) => (await pool.query<R>(sql, params)).rows);
+  }
+
+  /** Reads outside a transaction: database errors become TeamdErrors, and an unreachable store is waited for (patience). */
+  private reading<T>(read: (pool: Pool) => Promise<T>): Promise<T> {
+    return patiently(this.patience, async () => {
+      try {
+        return await read(this.pool);
+      } catch (error) {
+        throw storeError(error);
+      }
+    });
+  }
+
+  private transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, work, this.patience);
   }
 
   private logChange(task: Task): void {

@@ -9,7 +9,7 @@ import { buildMessage } from '../../inbox/message-builder.js';
 import type { ProtocolKey } from '../../inbox/protocol-key.js';
 import type { Batch, Cursor, InboxPage, InboxReader, InboxReaderOptions, MailStore } from '../mail-store.js';
 import type { StoreEvent } from './pg-listener.js';
-import { inTransaction, storeError } from './transaction.js';
+import { inTransaction, patiently, storeError, type Patience } from './transaction.js';
 import { NOTIFY_CHANNEL } from './notify.js';
 
 export interface PgMailStoreDeps {
@@ -18,6 +18,8 @@ export interface PgMailStoreDeps {
   readonly key: ProtocolKey;
   readonly logger: Logger;
   readonly now?: () => Date;
+  /** How long to wait out an unreachable store (none: fail at once). */
+  readonly patience?: Patience;
   /** Opens a LISTEN for the store's events (pg-store.ts); none: follow() only re-checks. */
   readonly listen?: (wanted: (event: StoreEvent) => boolean, ring: () => void) => Promise<{ close(): Promise<void> } | null>;
 }
@@ -46,6 +48,7 @@ export class PgMailStore implements MailStore {
   private readonly logger: Logger;
   private readonly now: () => Date;
   private readonly listen: NonNullable<PgMailStoreDeps['listen']>;
+  private readonly patience: Patience | undefined;
 
   constructor(deps: PgMailStoreDeps) {
     this.pool = deps.pool;
@@ -54,6 +57,7 @@ export class PgMailStore implements MailStore {
     this.logger = deps.logger;
     this.now = deps.now ?? (() => new Date());
     this.listen = deps.listen ?? (async () => null);
+    this.patience = deps.patience;
   }
 
   async recipients(): Promise<string[]> {
@@ -75,7 +79,7 @@ export class PgMailStore implements MailStore {
         );
       }
     }
-    await inTransaction(this.pool, (client) => this.append(client, message));
+    await inTransaction(this.pool, (client) => this.append(client, message), this.patience);
     this.logSent(message);
     return message;
   }
@@ -85,9 +89,13 @@ export class PgMailStore implements MailStore {
     const targets = (await this.recipients()).filter((name) => name !== from && name !== USER);
     const messages = targets.map((to) => buildMessage({ ...outgoing, to, type: 'broadcast' }, { now: this.now(), key: this.key }));
     // One transaction: every recipient gets it, or none does. Inboxes are locked in name order (no deadlock).
-    await inTransaction(this.pool, async (client) => {
-      for (const message of [...messages].sort((a, b) => a.to.localeCompare(b.to))) await this.append(client, message);
-    });
+    await inTransaction(
+      this.pool,
+      async (client) => {
+        for (const message of [...messages].sort((a, b) => a.to.localeCompare(b.to))) await this.append(client, message);
+      },
+      this.patience,
+    );
     for (const message of messages) this.logSent(message);
     return messages;
   }
@@ -261,10 +269,12 @@ export class PgMailStore implements MailStore {
   }
 
   private async query<R extends object>(sql: string, params: unknown[]): Promise<R[]> {
-    try {
-      return (await this.pool.query<R>(sql, params)).rows;
-    } catch (error) {
-      throw storeError(error);
-    }
+    return patiently(this.patience, async () => {
+      try {
+        return (await this.pool.query<R>(sql, params)).rows;
+      } catch (error) {
+        throw storeError(error);
+      }
+    });
   }
 }

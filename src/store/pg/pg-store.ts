@@ -40,7 +40,7 @@ export async function openPgStore(setting: PgSetting, deps: OpenStoreDeps): Prom
   pool.on('error', (error) => logger.warn({ err: error, store: redactUrl(setting.url) }, 'a pooled store connection failed; it is replaced on next use'));
   try {
     if (deps.migrate) await migrate(pool);
-    await syncProtocolKey(pool, setting.team, paths);
+    if (deps.shareKey || deps.migrate) await syncProtocolKey(pool, setting.team, paths);
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw storeError(error);
@@ -60,12 +60,13 @@ export async function openPgStore(setting: PgSetting, deps: OpenStoreDeps): Prom
       onReconnect: ring,
       logger,
     });
-  const board = new PgBoard({ pool, team: setting.team, logger });
+  const patience = deps.patience ? { ...deps.patience, logger } : undefined;
+  const board = new PgBoard({ pool, team: setting.team, logger, ...(patience ? { patience } : {}) });
   return {
     setting,
     board,
     hosts: new PgHosts(pool, setting.team, board, logger),
-    mail: new PgMailStore({ pool, team: setting.team, key, logger, listen }),
+    mail: new PgMailStore({ pool, team: setting.team, key, logger, listen, ...(patience ? { patience } : {}) }),
     members: new PgMembers(pool, setting.team),
     listen,
     close: async () => {

@@ -1,5 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
-import { TeamdError } from '../../errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isTeamdError, TeamdError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
 
 /** SQLSTATE classes a retry can cure: serialization failure, deadlock. */
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -10,7 +12,11 @@ const MAX_ATTEMPTS = 5;
  * serialization failure or deadlock is retried a bounded number of times; a lost connection
  * becomes STORE_UNAVAILABLE (the caller's retry policy decides what next).
  */
-export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, patience?: Patience): Promise<T> {
+  return patiently(patience, () => transactionOnce(pool, work));
+}
+
+async function transactionOnce<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const client = await connect(pool);
     let broken = false;
@@ -65,4 +71,45 @@ export function storeError(error: unknown): unknown {
     return new TeamdError('STORE_UNAVAILABLE', `the PostgreSQL store has no teamd tables yet: run teamd store init (${message})`, { cause: error });
   }
   return new TeamdError('IO', `the PostgreSQL store refused a query: ${message}${code ? ` (SQLSTATE ${code})` : ''}`, { cause: error });
+}
+
+/**
+ * How long a long-running process (a teammate, the daemon) waits for a store that cannot be
+ * reached before the error reaches its caller: it retries, backing off from 0.5 s to 30 s, until
+ * the store answers, the time is up, or the signal says the process is stopping. A command gets
+ * none: it says at once that the store is unreachable.
+ */
+export interface Patience {
+  readonly maxWaitMs: number;
+  readonly signal?: AbortSignal;
+  readonly logger?: Logger;
+}
+
+const FIRST_WAIT_MS = 500;
+const MAX_WAIT_STEP_MS = 30_000;
+
+/**
+ * Runs `attempt` until it does not fail with STORE_UNAVAILABLE, within the patience. A write
+ * whose COMMIT was sent when the connection broke may have been applied: every write teamd
+ * retries is either idempotent (a message id, a cursor that only moves forward, a heartbeat) or
+ * refused the second time with the board's usual error.
+ */
+export async function patiently<T>(patience: Patience | undefined, attempt: () => Promise<T>): Promise<T> {
+  const deadline = patience ? Date.now() + patience.maxWaitMs : 0;
+  let wait = FIRST_WAIT_MS;
+  let told = false;
+  // Bounded by the deadline and the signal; each round sleeps first, so it never spins.
+  for (;;) {
+    try {
+      const result = await attempt();
+      if (told) patience?.logger?.info('the store answers again');
+      return result;
+    } catch (error) {
+      if (!patience || !isTeamdError(error, 'STORE_UNAVAILABLE') || patience.signal?.aborted || Date.now() + wait > deadline) throw error;
+      if (!told) patience.logger?.warn({ err: error }, 'the store is unreachable: waiting for it (nothing is failed meanwhile)');
+      told = true;
+      await sleep(wait, undefined, { signal: patience.signal }).catch(() => undefined);
+      wait = Math.min(wait * 2, MAX_WAIT_STEP_MS);
+    }
+  }
 }
