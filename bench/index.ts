@@ -6,6 +6,7 @@ import { benchModel } from './model.js';
 import { benchScale } from './scale.js';
 import { benchTokens } from './tokens.js';
 import { benchTeam } from './team.js';
+import { benchStore } from './store.js';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   board: benchBoard,
@@ -16,6 +17,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   tokens: benchTokens,
   scale: benchScale,
   cron: benchCron,
+  store: benchStore,
 };
 
 const requested = process.argv.slice(2);

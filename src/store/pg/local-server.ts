@@ -62,7 +62,7 @@ function asServerUser(command: string, args: readonly string[]): [string, string
  * process ends, however it ends, the pipe closes and the shell stops the server (fast shutdown),
  * so no server outlives its test run.
  */
-export async function startLocalServer(options: { readonly startTimeoutMs?: number } = {}): Promise<LocalServer> {
+export async function startLocalServer(options: { readonly startTimeoutMs?: number; readonly durable?: boolean } = {}): Promise<LocalServer> {
   const bin = findServerBinaries();
   if (!bin) {
     throw new TeamdError('USAGE', 'no PostgreSQL server found (initdb and postgres): install it (apt-get install -y postgresql) or put its bin folder on PATH');
@@ -87,13 +87,9 @@ export async function startLocalServer(options: { readonly startTimeoutMs?: numb
     '-c',
     'listen_addresses=127.0.0.1',
     '-c',
-    'fsync=off',
-    '-c',
-    'synchronous_commit=off',
-    '-c',
-    'full_page_writes=off',
-    '-c',
     'max_connections=300',
+    // Tests need no durability, and are faster without it; the bench measures a durable server.
+    ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
   ];
   // $1 is the folder, removed once the server is down (also when this process was killed).
   const script = `dir=$1; shift; "$@" & pid=$!; cat >/dev/null; kill -INT $pid 2>/dev/null; wait $pid; rm -rf "$dir"`;
