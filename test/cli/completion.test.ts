@@ -19,7 +19,7 @@ describe('teamd completion', () => {
     const result = await runTeamd(['completion', 'bash']);
     expect(result.code, result.stderr).toBe(0);
     expect(spawnSync('bash', ['-n', '-c', result.stdout]).status).toBe(0);
-    expect(bashComplete(result.stdout, 'teamd st')).toEqual(['start', 'stop', 'status']);
+    expect(bashComplete(result.stdout, 'teamd st')).toEqual(['start', 'stop', 'status', 'store']);
     expect(bashComplete(result.stdout, 'teamd task ')).toEqual(['add', 'list', 'show', 'claim', 'done', 'fail', 'cancel', 'release', 'block']);
     expect(bashComplete(result.stdout, 'teamd task add --d')).toEqual(['--dir', '--description']);
     expect(bashComplete(result.stdout, 'teamd --dir x spawn --p')).toEqual(['--prompt', '--plan']);

@@ -57,6 +57,12 @@ describe.skipIf(url === null)('one team on two hosts (two daemons on one Postgre
 
     // bob on h2 gets a message from alice's host and reads it.
     expect((await teamd(h2, 'spawn', 'bob', 'coder')).code).toBe(0);
+    // The roster is the team's: each host lists the other's members, and leaves their pids and their stopping to their host.
+    const roster = await json<{ name: string; host?: string | null; pid: number | null }[]>(h2, 'team');
+    expect(roster.find((m) => m.name === 'alice')).toMatchObject({ host: 'h1', pid: null });
+    const elsewhere = await teamd(h2, 'shutdown', 'alice');
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toContain('alice runs on the host h1: run teamd shutdown alice there');
     const sent = await json<{ id: string; to: string }>(h1, 'send', 'bob', 'hello from h1', '--from', 'alice');
     expect(sent.to).toBe('bob');
     const client = new pg.Client({ connectionString: url! });

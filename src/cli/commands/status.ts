@@ -12,7 +12,8 @@ import type { StatePaths } from '../../paths.js';
 import { inotifyUseOf, readInotifyLimits } from '../../proc/inotify.js';
 import { readConfig, type TeamConfig } from '../../roster/roster.js';
 import { openContext } from '../context.js';
-import { formatDuration, formatMembers, memberView, remoteMemberView, type MemberView } from '../member-view.js';
+import { formatDuration, formatMembers, memberView, type MemberView } from '../member-view.js';
+import { otherHostsMembers } from '../team-members.js';
 import { printJson, type Io } from '../output.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 import { firstLine } from '../../text.js';
@@ -35,16 +36,11 @@ export function statusCommand(io: Io): Command {
       const storeName = describeStore(store.setting);
       const ownHost = store.setting.kind === 'postgres' ? store.setting.host : null;
       // A shared store: the other hosts' daemons and members (their pids are theirs: never checked here).
-      const hosts = await (store.hosts?.list() ?? Promise.resolve([])).catch(() => []);
-      if (store.setting.kind === 'postgres') {
-        const elsewhere = await store.members.list().catch(() => []);
-        for (const { member, host } of elsewhere) {
-          if (host === null || host === ownHost || members.some((m) => m.name === member.name)) continue;
-          members.push(remoteMemberView(member, host, hosts.find((h) => h.host === host)?.lost ?? false, config?.settings.model ?? 'offline'));
-        }
-        for (const host of hosts.filter((h) => h.lost))
-          needsYou.push(`host ${host.host} is lost (no heartbeat since ${host.heartbeatAt}): its teammates' tasks went back to the board`);
-      }
+      const elsewhere = await otherHostsMembers(store, members, config?.settings.model ?? 'offline');
+      const hosts = elsewhere.hosts;
+      members.push(...elsewhere.members);
+      for (const host of hosts.filter((h) => h.lost))
+        needsYou.push(`host ${host.host} is lost (no heartbeat since ${host.heartbeatAt}): its teammates' tasks went back to the board`);
       let storeError: string | null = null;
       // An unreachable store is reported like everything else: the rest of the status is still shown.
       const listing = await board.list().catch((error: unknown) => {

@@ -4,7 +4,8 @@ import { requestDaemon } from '../../daemon/control-client.js';
 import { readLiveDaemon } from '../../daemon/pid-file.js';
 import type { Member } from '../../roster/roster.js';
 import { readConfig } from '../../roster/roster.js';
-import { openLocal, stateFolderFor } from '../context.js';
+import { openContext, stateFolderFor } from '../context.js';
+import { otherHostOf, otherHostsMembers } from '../team-members.js';
 import { formatMembers, memberView } from '../member-view.js';
 import { printJson, type Io } from '../output.js';
 import { parseMemberName, parseNonNegativeInt, parseRole, parseTeammateName } from '../parsers.js';
@@ -39,7 +40,10 @@ export function shutdownCommand(io: Io): Command {
     .argument('<name>', 'teammate name', parseMemberName)
     .option('--force', 'do not wait for an answer: IPC, then SIGTERM, then SIGKILL')
     .action(async (name: string, options: CommonOptions & { force?: boolean }) => {
-      const paths = stateFolderFor(io, options.dir, 'read');
+      const { paths, store } = await openContext(io, options.dir, 'read');
+      // Each host's daemon stops its own teammates: a pid means something only on its host.
+      const elsewhere = await otherHostOf(store, name).catch(() => null);
+      if (elsewhere) throw new TeamdError('UNKNOWN_MEMBER', `${name} runs on the host ${elsewhere}: run teamd shutdown ${name} there`);
       const result = (await requestDaemon(paths, { op: 'shutdown', name, force: options.force === true }, 60_000)) as { rung: string };
       if (options.json) printJson(io, { name, ...result });
       else io.out(result.rung === 'not-running' ? `${name} was not running; it is now shut down\n` : `${name} shut down (${result.rung})\n`);
@@ -72,11 +76,14 @@ function parsePositiveTokens(raw: string): number {
 }
 
 export function teamCommand(io: Io): Command {
-  return withCommonOptions(new Command('team').description('the roster: every teammate and its status')).action((options: CommonOptions) => {
-    const { paths } = openLocal(io, options.dir, 'read');
-    const config = readConfig(paths.config);
-    const members = config.members.map((m) => memberView(m, config.settings.model, readLiveDaemon(paths) !== null));
-    if (options.json) printJson(io, members);
-    else io.out(formatMembers(members, new Date()));
-  });
+  return withCommonOptions(new Command('team').description("the roster: every teammate and its status (a shared store's: every host's)")).action(
+    async (options: CommonOptions) => {
+      const { paths, store } = await openContext(io, options.dir, 'read');
+      const config = readConfig(paths.config);
+      const members = config.members.map((m) => memberView(m, config.settings.model, readLiveDaemon(paths) !== null));
+      members.push(...(await otherHostsMembers(store, members, config.settings.model)).members);
+      if (options.json) printJson(io, members);
+      else io.out(formatMembers(members, new Date()));
+    },
+  );
 }
