@@ -106,6 +106,41 @@ describe.skipIf(url === null)('one team on two hosts (two daemons on one Postgre
     expect(late.code).toBe(4);
   });
 
+  it('8 teammates on two daemons (4 on each host) work 1,000 tasks: each claimed once, all completed', async () => {
+    const team = `busy-${randomUUID().slice(0, 6)}`;
+    const h1 = host(team, 'h1');
+    const h2 = host(team, 'h2');
+    await startDaemon(h1);
+    await startDaemon(h2);
+    const pool = new pg.Pool({ connectionString: url!, max: 2 });
+    onBeforeTempRemoval(() => pool.end().catch(() => undefined));
+    const board = new PgBoard({ pool, team, logger: createLogger() });
+    // Added before anyone works: every teammate races for every task from the start.
+    for (let i = 0; i < 1000; i++) await board.add({ subject: `t${i + 1}`, description: '```sh\ntrue\n```' });
+    for (const [dir, names] of [
+      [h1, ['a1', 'a2', 'a3', 'a4']],
+      [h2, ['b1', 'b2', 'b3', 'b4']],
+    ] as const)
+      for (const name of names) expect((await teamd(dir, 'spawn', name, 'coder')).code).toBe(0);
+    const tasks = await waitForAsync(
+      async () => {
+        const listing = await board.list({ status: 'completed' });
+        return listing.tasks.length === 1000 ? listing.tasks : null;
+      },
+      'the 1,000 tasks completed',
+      240_000,
+    );
+    // Claimed once each: nobody took a task another held (a second claim would have bumped the number).
+    expect(tasks.filter((task) => task.claim !== 1)).toEqual([]);
+    const owners = new Set(tasks.map((task) => task.owner));
+    expect([...owners].some((owner) => owner!.startsWith('a')) && [...owners].some((owner) => owner!.startsWith('b'))).toBe(true);
+    const messages = await pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM teamd_messages WHERE team = $1 AND recipient = 'lead' AND data->>'type' = 'task_completed'",
+      [team],
+    );
+    expect(messages.rows[0]!.n).toBe(1000);
+  }, 300_000);
+
   it('8 processes racing claim-next over 1,000 tasks of one team claim every task exactly once', async () => {
     const team = `race-${randomUUID().slice(0, 6)}`;
     const pool = new pg.Pool({ connectionString: url!, max: 2 });
