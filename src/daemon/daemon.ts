@@ -9,6 +9,7 @@ import { FileLocker } from '../fs/file-lock.js';
 import { openStore, type TeamStore } from '../store/open-store.js';
 import { MemberPublisher } from '../store/member-publisher.js';
 import { HostLease } from './host-lease.js';
+import { HostRequests } from './host-requests.js';
 import { LEAD } from '../roster/roster.js';
 import { describeStore, storeSetting } from '../store/store-setting.js';
 import type { Logger } from '../logger.js';
@@ -62,6 +63,8 @@ export class Daemon {
   private stopping: Promise<void> | null = null;
   private resolveStopped: () => void = () => {};
   private server: ControlServer | null = null;
+  /** Answering other hosts' requests (a shared store), once the team is up. */
+  private servingRequests: { requests: HostRequests; listening: { close(): Promise<void> } | null } | null = null;
 
   private constructor(
     private readonly options: DaemonOptions,
@@ -187,6 +190,17 @@ export class Daemon {
       if (inotify) logger.warn({ inotify }, 'the team may not fit the inotify limits');
       await supervisor.start();
       await lease?.start();
+      // Other hosts' commands for this one (teamd spawn --host, teamd shutdown of a teammate here): woken by NOTIFY, and at each beat.
+      if (shared && hosts) {
+        const requests = new HostRequests(hosts, shared.host, supervisor, logger);
+        const listening = await store.listen(
+          (event) => event.kind === 'request' && event.host === shared.host,
+          () => requests.serve(),
+        );
+        lease?.onBeat(() => requests.serve());
+        requests.serve();
+        daemon.servingRequests = { requests, listening };
+      }
       // After the teammates are up: what came due while no daemon ran is delivered (or reported) now.
       await scheduler.start();
       daemon.server = await ControlServer.listen(paths.daemonSocket, (request) => daemon.handle(request), logger);
@@ -231,6 +245,8 @@ export class Daemon {
       const { logger, paths } = this.options;
       logger.info('daemon stopping');
       this.storeWait.abort();
+      await this.servingRequests?.listening?.close();
+      await this.servingRequests?.requests.close();
       await this.scheduler.close();
       const rungs = await this.supervisor.stopAll();
       await this.server?.close();

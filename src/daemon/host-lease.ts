@@ -20,8 +20,14 @@ export class HostLease {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | null = null;
   private failing = false;
+  private readonly beats: (() => void)[] = [];
 
   constructor(private readonly deps: HostLeaseDeps) {}
+
+  /** Called after each beat: the safety re-check of whatever waits on a notification (other hosts' requests). */
+  onBeat(listener: () => void): void {
+    this.beats.push(listener);
+  }
 
   async start(): Promise<void> {
     await this.tick();
@@ -59,6 +65,7 @@ export class HostLease {
       }
       if (this.failing) deps.logger.info('heartbeating in the store again');
       this.failing = false;
+      for (const listener of this.beats) listener();
     } catch (error) {
       if (!this.failing) deps.logger.warn({ err: error }, 'cannot heartbeat in the store; retrying at the next beat (other hosts may count this one lost)');
       this.failing = true;

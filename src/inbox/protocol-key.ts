@@ -66,6 +66,16 @@ export class ProtocolKey {
   }
 }
 
+/** A key file's 64 hex digits, or null when it is missing or not a key (nothing is created). */
+export function readKeyHex(file: string): string | null {
+  try {
+    const hex = fs.readFileSync(file, 'utf8').trim();
+    return /^[0-9a-f]{64}$/.test(hex) ? hex : null;
+  } catch {
+    return null;
+  }
+}
+
 function canonical(message: Pick<Message, 'id' | 'type' | 'from' | 'to' | 'content' | 'requestId' | 'approve'>): string {
   return JSON.stringify([message.id, message.type, message.from, message.to, message.requestId ?? null, message.approve ?? null, message.content]);
 }

@@ -9,6 +9,7 @@ import { readLiveDaemon } from '../daemon/pid-file.js';
 import { CursorStore } from '../inbox/cursor.js';
 import { readInboxFrom } from '../inbox/inbox-file.js';
 import { serializeMessage } from '../inbox/message.js';
+import { readKeyHex } from '../inbox/protocol-key.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import { configSchema, readConfig } from '../roster/roster.js';
@@ -56,7 +57,7 @@ export function fileDump(paths: StatePaths, logger: Logger): DumpableStore {
         return [{ consumer, inbox, consumed, lastId: cursor.lastId }];
       });
       const counter = readCounter(paths.taskCounter);
-      const key = readKey(paths.protocolKey);
+      const key = readKeyHex(paths.protocolKey);
       return {
         tasks,
         nextTaskId: Math.max(counter, ...tasks.map((task) => task.id + 1), 1),
@@ -122,14 +123,5 @@ function readCounter(file: string): number {
     return typeof raw === 'object' && raw !== null && 'next' in raw && Number.isInteger(raw.next) ? Number(raw.next) : 1;
   } catch {
     return 1;
-  }
-}
-
-function readKey(file: string): string | null {
-  try {
-    const hex = fs.readFileSync(file, 'utf8').trim();
-    return /^[0-9a-f]{64}$/.test(hex) ? hex : null;
-  } catch {
-    return null;
   }
 }

@@ -29,4 +29,25 @@ export interface HostRegistry {
   /** Finds hosts (other than `self`) silent for `leaseMs` or stopped, marks each once, and releases its members' tasks. */
   reclaimExpired(self: string, leaseMs: number): Promise<Reclaimed[]>;
   list(): Promise<HostView[]>;
+  /** Leaves a request for `host`'s daemon (its LISTEN wakes it); returns its id. */
+  ask(host: string, request: HostRequest): Promise<string>;
+  /** The answer to a request, once there is one. */
+  answerOf(id: string): Promise<HostAnswer | null>;
+  /** The requests left for `host`, each taken by one caller (a daemon) to answer. */
+  take(host: string, handle: (request: HostRequest) => Promise<HostAnswer>): Promise<number>;
 }
+
+/** What one host may ask another's daemon: start a teammate there, or stop one of its teammates. */
+export type HostRequest =
+  | {
+      readonly op: 'spawn';
+      readonly name: string;
+      readonly role: string;
+      readonly prompt?: string;
+      readonly model?: string;
+      readonly plan?: boolean;
+      readonly budgetTokens?: number;
+    }
+  | { readonly op: 'shutdown'; readonly name: string; readonly force: boolean };
+
+export type HostAnswer = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly code: string; readonly message: string };

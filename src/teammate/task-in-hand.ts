@@ -1,8 +1,5 @@
-import type { TaskBoard } from '../store/task-board.js';
 import type { Task } from '../board/task.js';
-import type { Logger } from '../logger.js';
-import type { StatePaths } from '../paths.js';
-import { TaskWorktrees } from './task-worktree.js';
+import { TaskWorktrees, type TaskHandDeps } from './task-worktree.js';
 
 /**
  * The task a teammate works on, and what goes with it: the claim it holds on each task of this
@@ -18,15 +15,7 @@ export class TaskInHand {
   private folder: string;
   private readonly worktrees: TaskWorktrees;
 
-  constructor(
-    private readonly deps: {
-      readonly name: string;
-      readonly workspace: string;
-      readonly paths: StatePaths;
-      readonly board: TaskBoard;
-      readonly logger: Logger;
-    },
-  ) {
+  constructor(private readonly deps: TaskHandDeps) {
     this.folder = deps.workspace;
     this.worktrees = new TaskWorktrees(deps);
   }

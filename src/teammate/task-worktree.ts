@@ -9,16 +9,17 @@ import { commitWorktree, ensureWorktree, recordWorktreeEvent } from '../worktree
  * The worktree of the task in hand: made (or found again, after a restart) when the task is
  * taken, the folder the teammate's tools work in, and committed before the task is completed.
  */
+/** What the task in hand and its worktree need: the teammate, its workspace and state folder, the board. */
+export interface TaskHandDeps {
+  readonly name: string;
+  readonly workspace: string;
+  readonly paths: StatePaths;
+  readonly board: TaskBoard;
+  readonly logger: Logger;
+}
+
 export class TaskWorktrees {
-  constructor(
-    private readonly deps: {
-      readonly name: string;
-      readonly workspace: string;
-      readonly paths: StatePaths;
-      readonly board: TaskBoard;
-      readonly logger: Logger;
-    },
-  ) {}
+  constructor(private readonly deps: TaskHandDeps) {}
 
   /**
    * The folder the task is worked in: its worktree (made now, synchronously, so the very next tool

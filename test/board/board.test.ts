@@ -1,19 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TeamdError } from '../../src/errors.js';
+import { codeOf } from '../helpers/errors.js';
 import { openBoard } from '../helpers/board.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-
-async function codeOf(promise: Promise<unknown> | (() => unknown)): Promise<string | undefined> {
-  try {
-    await (typeof promise === 'function' ? promise() : promise);
-  } catch (error) {
-    if (error instanceof TeamdError) return error.code;
-    throw error;
-  }
-  return undefined;
-}
 
 // What every store promises is tested on both in test/store/board-contract.test.ts; here, what is the file store's own.
 describe('Board on real files', () => {

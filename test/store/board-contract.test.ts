@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TeamdError } from '../../src/errors.js';
+import { codeOf } from '../helpers/errors.js';
 import { STORES } from '../helpers/stores.js';
-
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof TeamdError) return error.code;
-    throw error;
-  }
-  return undefined;
-}
 
 const ids = (tasks: readonly { id: number }[]): number[] => tasks.map((task) => task.id);
 

@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TeamdError } from '../../src/errors.js';
+import { codeOf } from '../helpers/errors.js';
 import { MAX_CONTENT_BYTES } from '../../src/inbox/message.js';
 import { STORES } from '../helpers/stores.js';
-
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof TeamdError) return error.code;
-    throw error;
-  }
-  return undefined;
-}
 
 const contents = (messages: readonly { content: string }[]): string[] => messages.map((message) => message.content);
 

@@ -30,7 +30,7 @@ describe.skipIf(url === null)('teamd store init', () => {
     const client = new pg.Client({ connectionString: db });
     await client.connect();
     onBeforeTempRemoval(() => client.end().catch(() => undefined));
-    expect((await client.query("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name LIKE 'teamd_%'")).rows[0].n).toBe(8);
+    expect((await client.query("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name LIKE 'teamd_%'")).rows[0].n).toBe(9);
     await client.query("INSERT INTO teamd_schema (version, name) VALUES (99, 'from a newer teamd')");
     const newer = await runTeamd(['store', 'init', '--store', db]);
     expect(newer.code).toBe(2);

@@ -6,6 +6,7 @@ import type { Member } from '../../roster/roster.js';
 import { readConfig } from '../../roster/roster.js';
 import { openContext, stateFolderFor } from '../context.js';
 import { otherHostOf, otherHostsMembers } from '../team-members.js';
+import { askHost } from '../host-request.js';
 import { formatMembers, memberView } from '../member-view.js';
 import { printJson, type Io } from '../output.js';
 import { parseMemberName, parseNonNegativeInt, parseRole, parseTeammateName } from '../parsers.js';
@@ -19,20 +20,33 @@ export function spawnCommand(io: Io): Command {
     .option('--model <id>', "model: 'offline' or an Anthropic model name (default: the team's)")
     .option('--plan', 'must submit a plan and get it approved before changing anything')
     .option('--budget-tokens <n>', 'stop calling the model past this many tokens', parseNonNegativeInt)
-    .action(async (name: string, role: string, options: CommonOptions & { prompt?: string; model?: string; plan?: boolean; budgetTokens?: number }) => {
-      const paths = stateFolderFor(io, options.dir, 'read');
-      const member = (await requestDaemon(paths, {
-        op: 'spawn',
-        name,
-        role,
-        ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
-        ...(options.model === undefined ? {} : { model: options.model }),
-        ...(options.plan ? { plan: true } : {}),
-        ...(options.budgetTokens === undefined ? {} : { budgetTokens: options.budgetTokens }),
-      })) as Member;
-      if (options.json) printJson(io, member);
-      else io.out(`spawned ${member.name} (${member.role}), pid ${member.pid ?? '-'}\n`);
-    });
+    .option('--host <name>', "a shared store: spawn it on this host's daemon (default: this one)")
+    .action(
+      async (
+        name: string,
+        role: string,
+        options: CommonOptions & { prompt?: string; model?: string; plan?: boolean; budgetTokens?: number; host?: string },
+      ) => {
+        const spec = {
+          op: 'spawn' as const,
+          name,
+          role,
+          ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
+          ...(options.model === undefined ? {} : { model: options.model }),
+          ...(options.plan ? { plan: true } : {}),
+          ...(options.budgetTokens === undefined ? {} : { budgetTokens: options.budgetTokens }),
+        };
+        let member: Member;
+        if (options.host === undefined) member = (await requestDaemon(stateFolderFor(io, options.dir, 'read'), spec)) as Member;
+        else {
+          const { store } = await openContext(io, options.dir, 'read');
+          const own = store.setting.kind === 'postgres' && store.setting.host === options.host;
+          member = (own ? await requestDaemon(stateFolderFor(io, options.dir, 'read'), spec) : await askHost(store, options.host, spec)) as Member;
+        }
+        if (options.json) printJson(io, member);
+        else io.out(`spawned ${member.name} (${member.role})${options.host ? ` on ${options.host}` : ''}, pid ${member.pid ?? '-'}\n`);
+      },
+    );
 }
 
 export function shutdownCommand(io: Io): Command {
@@ -42,9 +56,10 @@ export function shutdownCommand(io: Io): Command {
     .action(async (name: string, options: CommonOptions & { force?: boolean }) => {
       const { paths, store } = await openContext(io, options.dir, 'read');
       // Each host's daemon stops its own teammates: a pid means something only on its host.
+      // Another host's teammate: its daemon is asked through the store.
       const elsewhere = await otherHostOf(store, name).catch(() => null);
-      if (elsewhere) throw new TeamdError('UNKNOWN_MEMBER', `${name} runs on the host ${elsewhere}: run teamd shutdown ${name} there`);
-      const result = (await requestDaemon(paths, { op: 'shutdown', name, force: options.force === true }, 60_000)) as { rung: string };
+      const request = { op: 'shutdown' as const, name, force: options.force === true };
+      const result = (elsewhere ? await askHost(store, elsewhere, request) : await requestDaemon(paths, request, 60_000)) as { rung: string };
       if (options.json) printJson(io, { name, ...result });
       else io.out(result.rung === 'not-running' ? `${name} was not running; it is now shut down\n` : `${name} shut down (${result.rung})\n`);
     });

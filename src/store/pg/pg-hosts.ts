@@ -1,8 +1,17 @@
 import type { Pool } from 'pg';
 import type { Logger } from '../../logger.js';
-import type { HostRegistry, HostView, Reclaimed } from '../host-registry.js';
+import { randomUUID } from 'node:crypto';
+import * as z from 'zod';
+import type { HostAnswer, HostRegistry, HostRequest, HostView, Reclaimed } from '../host-registry.js';
+import { controlRequestSchema } from '../../daemon/control-protocol.js';
+import { NOTIFY_CHANNEL } from './notify.js';
 import type { TaskBoard } from '../task-board.js';
 import { inTransaction, storeError } from './transaction.js';
+
+const hostAnswerSchema = z.union([
+  z.object({ ok: z.literal(true), result: z.unknown() }),
+  z.object({ ok: z.literal(false), code: z.string(), message: z.string() }),
+]);
 
 /**
  * Hosts of a team in PostgreSQL. The database's clock decides expiry (now() - heartbeat_at), so
@@ -72,6 +81,59 @@ export class PgHosts implements HostRegistry {
       reclaimed.push({ host, members, released, stopped });
     }
     return reclaimed;
+  }
+
+  async ask(host: string, request: HostRequest): Promise<string> {
+    const id = randomUUID();
+    await inTransaction(this.pool, async (client) => {
+      await client.query('INSERT INTO teamd_host_requests (team, id, host, request) VALUES ($1, $2, $3, $4)', [this.team, id, host, JSON.stringify(request)]);
+      await client.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, JSON.stringify({ team: this.team, kind: 'request', host, id })]);
+    });
+    return id;
+  }
+
+  async answerOf(id: string): Promise<HostAnswer | null> {
+    try {
+      const result = await this.pool.query<{ answer: unknown }>(
+        'SELECT answer FROM teamd_host_requests WHERE team = $1 AND id = $2 AND answered_at IS NOT NULL',
+        [this.team, id],
+      );
+      if (!result.rows[0]) return null;
+      const parsed = hostAnswerSchema.safeParse(result.rows[0].answer);
+      return parsed.success ? parsed.data : { ok: false, code: 'PROTOCOL', message: 'the other host answered with something that is not an answer' };
+    } catch (error) {
+      throw storeError(error);
+    }
+  }
+
+  async take(host: string, handle: (request: HostRequest) => Promise<HostAnswer>): Promise<number> {
+    let handled = 0;
+    // Bounded by the open requests: each round answers one, or ends.
+    for (;;) {
+      const done = await inTransaction(this.pool, async (client) => {
+        const open = await client.query<{ id: string; request: unknown }>(
+          'SELECT id, request FROM teamd_host_requests WHERE team = $1 AND host = $2 AND answered_at IS NULL ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED',
+          [this.team, host],
+        );
+        const row = open.rows[0];
+        if (!row) return false;
+        // Checked as the control socket checks a request: names, roles and sizes.
+        const parsed = controlRequestSchema.safeParse(row.request);
+        const answer: HostAnswer =
+          parsed.success && (parsed.data.op === 'spawn' || parsed.data.op === 'shutdown')
+            ? await handle(parsed.data)
+            : { ok: false, code: 'PROTOCOL', message: 'not a request another host may make (spawn or shutdown, well formed)' };
+        await client.query('UPDATE teamd_host_requests SET answered_at = now(), answer = $3 WHERE team = $1 AND id = $2', [
+          this.team,
+          row.id,
+          JSON.stringify(answer),
+        ]);
+        await client.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, JSON.stringify({ team: this.team, kind: 'answer', id: row.id })]);
+        return true;
+      });
+      if (!done) return handled;
+      handled++;
+    }
   }
 
   async list(): Promise<HostView[]> {

@@ -7,6 +7,8 @@ import { NOTIFY_CHANNEL } from './notify.js';
 export const storeEventSchema = z.discriminatedUnion('kind', [
   z.object({ team: z.string(), kind: z.literal('task'), id: z.number().int(), status: z.string() }),
   z.object({ team: z.string(), kind: z.literal('message'), to: z.string(), seq: z.number().int() }),
+  z.object({ team: z.string(), kind: z.literal('request'), host: z.string(), id: z.string() }),
+  z.object({ team: z.string(), kind: z.literal('answer'), id: z.string() }),
 ]);
 export type StoreEvent = z.infer<typeof storeEventSchema>;
 
@@ -56,11 +58,13 @@ export class PgListener {
   }
 
   private async attach(reconnecting: boolean): Promise<void> {
-    let client: Client;
+    let client: Client | null = null;
     try {
       client = await this.options.connect();
       await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
     } catch (error) {
+      // A connection that opened but could not LISTEN is closed: no socket is left behind.
+      await client?.end().catch(() => undefined);
       this.options.logger.warn({ err: error, retryMs: this.retryMs }, 'cannot listen to the store for changes; retrying (periodic re-checks go on meanwhile)');
       this.schedule();
       return;

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { writeFileAtomicSync } from '../../fs/atomic-write.js';
 import { ensurePrivateDir } from '../../fs/private-dir.js';
-import { ProtocolKey } from '../../inbox/protocol-key.js';
+import { ProtocolKey, readKeyHex } from '../../inbox/protocol-key.js';
 import type { StatePaths } from '../../paths.js';
 import type { OpenStoreDeps, TeamStore } from '../open-store.js';
 import { redactUrl, type StoreSetting } from '../store-setting.js';
@@ -77,7 +76,7 @@ export async function openPgStore(setting: PgSetting, deps: OpenStoreDeps): Prom
 
 /** The team's row, with the team's key: this host's if the team had none yet, else the team's copied here. */
 async function syncProtocolKey(pool: pg.Pool, team: string, paths: StatePaths): Promise<void> {
-  const local = readKey(paths.protocolKey);
+  const local = readKeyHex(paths.protocolKey);
   const result = await pool.query<{ protocol_key: string }>(
     `INSERT INTO teamd_teams (team, protocol_key) VALUES ($1, $2)
      ON CONFLICT (team) DO UPDATE SET protocol_key = COALESCE(teamd_teams.protocol_key, excluded.protocol_key)
@@ -88,14 +87,5 @@ async function syncProtocolKey(pool: pg.Pool, team: string, paths: StatePaths): 
   if (teams !== local) {
     ensurePrivateDir(path.dirname(paths.protocolKey));
     writeFileAtomicSync(paths.protocolKey, teams);
-  }
-}
-
-function readKey(file: string): string | null {
-  try {
-    const hex = fs.readFileSync(file, 'utf8').trim();
-    return /^[0-9a-f]{64}$/.test(hex) ? hex : null;
-  } catch {
-    return null;
   }
 }

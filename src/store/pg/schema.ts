@@ -65,6 +65,18 @@ CREATE TABLE teamd_members (
   data jsonb NOT NULL,
   PRIMARY KEY (team, name)
 );
+-- A command run on one host for another host's daemon (teamd spawn --host, teamd shutdown of its teammate).
+CREATE TABLE teamd_host_requests (
+  team text NOT NULL REFERENCES teamd_teams (team) ON DELETE CASCADE,
+  id text NOT NULL,
+  host text NOT NULL,
+  request jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  answered_at timestamptz,
+  answer jsonb,
+  PRIMARY KEY (team, id)
+);
+CREATE INDEX teamd_host_requests_open ON teamd_host_requests (team, host) WHERE answered_at IS NULL;
 CREATE TABLE teamd_hosts (
   team text NOT NULL REFERENCES teamd_teams (team) ON DELETE CASCADE,
   host text NOT NULL,
