@@ -2,8 +2,8 @@ import type { Pool, PoolClient } from 'pg';
 import { TeamdError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { parseName } from '../../names.js';
-import { assessReadiness, findCycle, type StatusLookup } from '../../board/readiness.js';
-import { MAX_RESULT_CHARS, newTask, taskSchema, worktreeSchema, type Task, type TaskStatus, type TaskWorktree } from '../../board/task.js';
+import { assessReadiness, findCycle } from '../../board/readiness.js';
+import { MAX_RESULT_CHARS, newTask, worktreeSchema, type Task, type TaskWorktree } from '../../board/task.js';
 import * as transitions from '../../board/transitions.js';
 import type { Actor } from '../../board/transitions.js';
 import { checkNewTask, dedupe, validateText } from '../../board/validation.js';
@@ -11,6 +11,7 @@ import { worktreeFor } from '../../board/worktree-spec.js';
 import type { CorruptTask } from '../../board/task-store.js';
 import type { BoardListing, NewTask, TaskBoard, TaskFilter, TaskView } from '../task-board.js';
 import { inTransaction, patiently, storeError, type Patience } from './transaction.js';
+import { blockerLookup, parseTaskRow, parseTaskRowOrThrow, READY, type TaskRow } from './pg-task-rows.js';
 import { NOTIFY_CHANNEL } from './notify.js';
 
 export interface PgBoardDeps {
@@ -21,28 +22,6 @@ export interface PgBoardDeps {
   /** How long to wait out an unreachable store (none: fail at once). */
   readonly patience?: Patience;
 }
-
-type Queryable = Pool | PoolClient;
-
-interface TaskRow {
-  readonly id: number;
-  readonly data: unknown;
-}
-
-/** Blocker lookups: the transitive blockers of some tasks, through pending ones (what readiness walks). */
-const CLOSURE = `
-WITH RECURSIVE closure(id) AS (
-  SELECT unnest($2::integer[])
-  UNION
-  SELECT unnest(t.blocked_by) FROM teamd_tasks t JOIN closure c ON t.id = c.id WHERE t.team = $1 AND t.status = 'pending'
-)
-SELECT t.id, t.status, t.blocked_by FROM teamd_tasks t JOIN closure c ON t.id = c.id WHERE t.team = $1`;
-
-/** Pending, and every blocker completed: the claimable rows. */
-const READY = `t.team = $1 AND t.status = 'pending' AND t.owner IS NULL
-  AND NOT EXISTS (
-    SELECT 1 FROM unnest(t.blocked_by) AS b(id)
-    WHERE NOT EXISTS (SELECT 1 FROM teamd_tasks x WHERE x.team = t.team AND x.id = b.id AND x.status = 'completed'))`;
 
 /** Candidates one claimNext looks at before it gives up for now (each refused one is skipped next time). */
 const MAX_CLAIM_ATTEMPTS = 64;
@@ -76,7 +55,7 @@ export class PgBoard implements TaskBoard {
       const next = await this.lockTeam(client);
       if (key !== undefined) {
         const existing = await client.query<TaskRow>('SELECT id, data FROM teamd_tasks WHERE team = $1 AND key = $2', [this.team, key]);
-        if (existing.rows[0]) return { task: this.parseOrThrow(existing.rows[0]), created: false };
+        if (existing.rows[0]) return { task: parseTaskRowOrThrow(this.team, existing.rows[0]), created: false };
       }
       await this.refuseUnknownBlockers(client, blockedBy);
       const worktree = input.worktree ? worktreeFor(next, subject, input.worktree) : undefined;
@@ -101,12 +80,12 @@ export class PgBoard implements TaskBoard {
     const tasks: Task[] = [];
     const problems: CorruptTask[] = [];
     for (const row of rows) {
-      const parsed = this.parse(row);
+      const parsed = parseTaskRow(this.team, row);
       if ('task' in parsed) tasks.push(parsed.task);
       else problems.push(parsed.problem);
     }
     for (const problem of problems) this.logger.warn(problem, 'invalid task row skipped (left untouched)');
-    const lookup = await this.reading((pool) => this.lookup(pool, tasks));
+    const lookup = await this.reading((pool) => blockerLookup(pool, this.team, tasks));
     const views = tasks
       .map((task) => ({ ...task, ...assessReadiness(task, lookup) }))
       .filter((view) => filter.ready === undefined || view.ready === filter.ready);
@@ -116,7 +95,7 @@ export class PgBoard implements TaskBoard {
   async get(id: number): Promise<TaskView> {
     return this.reading(async (pool) => {
       const task = await this.require(pool, id, false);
-      return { ...task, ...assessReadiness(task, await this.lookup(pool, [task])) };
+      return { ...task, ...assessReadiness(task, await blockerLookup(pool, this.team, [task])) };
     });
   }
 
@@ -126,7 +105,7 @@ export class PgBoard implements TaskBoard {
       name,
     ]);
     return rows.flatMap((row) => {
-      const parsed = this.parse(row);
+      const parsed = parseTaskRow(this.team, row);
       return 'task' in parsed ? [parsed.task] : [];
     });
   }
@@ -143,7 +122,7 @@ export class PgBoard implements TaskBoard {
   async claim(id: number, owner: string): Promise<Task> {
     parseName(owner, 'owner');
     return this.mutate(id, async (client, task) =>
-      transitions.claimTask(task, owner, assessReadiness(task, await this.lookup(client, [task])), this.timestamp()),
+      transitions.claimTask(task, owner, assessReadiness(task, await blockerLookup(client, this.team, [task])), this.timestamp()),
     );
   }
 
@@ -161,7 +140,7 @@ export class PgBoard implements TaskBoard {
         );
         const row = found.rows[0];
         if (!row) return { kind: 'none' as const };
-        const parsed = this.parse(row);
+        const parsed = parseTaskRow(this.team, row);
         if (!('task' in parsed)) {
           this.logger.warn(parsed.problem, 'invalid task row skipped by claims (left untouched): fix or delete it');
           return { kind: 'skip' as const, id: row.id };
@@ -169,7 +148,7 @@ export class PgBoard implements TaskBoard {
         const task = parsed.task;
         let claimed: Task;
         try {
-          claimed = transitions.claimTask(task, owner, assessReadiness(task, await this.lookup(client, [task])), this.timestamp());
+          claimed = transitions.claimTask(task, owner, assessReadiness(task, await blockerLookup(client, this.team, [task])), this.timestamp());
         } catch (error) {
           if (error instanceof TeamdError && error.code === 'NOT_READY') return { kind: 'skip' as const, id: task.id };
           throw error;
@@ -259,11 +238,11 @@ export class PgBoard implements TaskBoard {
     return written;
   }
 
-  private async require(client: Queryable, id: number, lock: boolean): Promise<Task> {
+  private async require(client: Pool | PoolClient, id: number, lock: boolean): Promise<Task> {
     const result = await client.query<TaskRow>(`SELECT id, data FROM teamd_tasks WHERE team = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [this.team, id]);
     const row = result.rows[0];
     if (!row) throw new TeamdError('TASK_NOT_FOUND', `no task ${id} on the board of team ${this.team} (see: teamd task list)`, { details: { id } });
-    return this.parseOrThrow(row);
+    return parseTaskRowOrThrow(this.team, row);
   }
 
   private async insert(client: PoolClient, task: Task): Promise<void> {
@@ -311,35 +290,6 @@ export class PgBoard implements TaskBoard {
     if (unknown.length > 0) {
       throw new TeamdError('UNKNOWN_BLOCKER', `unknown blocker task id(s): ${unknown.join(', ')} (see: teamd task list)`, { details: { unknown } });
     }
-  }
-
-  /** What readiness needs of the tasks' blockers, transitively through pending ones. */
-  private async lookup(client: Queryable, tasks: readonly Task[]): Promise<StatusLookup> {
-    const known = new Map<number, { status: TaskStatus; blockedBy: readonly number[] }>(tasks.map((task) => [task.id, task]));
-    const wanted = [...new Set(tasks.flatMap((task) => task.blockedBy))].filter((id) => !known.has(id));
-    if (wanted.length > 0) {
-      const result = await client.query<{ id: number; status: TaskStatus; blocked_by: number[] }>(CLOSURE, [this.team, wanted]);
-      for (const row of result.rows) if (!known.has(row.id)) known.set(row.id, { status: row.status, blockedBy: row.blocked_by });
-    }
-    return (id) => known.get(id);
-  }
-
-  private parse(row: TaskRow): { task: Task } | { problem: CorruptTask } {
-    const parsed = taskSchema.safeParse(row.data);
-    if (parsed.success && parsed.data.id === row.id) return { task: parsed.data };
-    const issue = parsed.success ? undefined : parsed.error.issues[0];
-    const reason = parsed.success
-      ? `it says id ${parsed.data.id} but its row is ${row.id}`
-      : `${issue?.path.join('.') ? `${issue.path.join('.')}: ` : ''}${issue?.message}`;
-    return { problem: { id: row.id, file: `teamd_tasks row (${this.team}, ${row.id})`, reason } };
-  }
-
-  private parseOrThrow(row: TaskRow): Task {
-    const parsed = this.parse(row);
-    if ('task' in parsed) return parsed.task;
-    throw new TeamdError('TASK_CORRUPT', `task ${row.id} in the store is not a valid task (${parsed.problem.reason}); fix or delete its row in teamd_tasks`, {
-      details: { id: row.id },
-    });
   }
 
   private async query<R extends object>(sql: string, params: unknown[]): Promise<R[]> {
