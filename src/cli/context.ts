@@ -5,7 +5,7 @@ import { resolveStateDir, statePaths, type StatePaths } from '../paths.js';
 import { readConfig } from '../roster/roster.js';
 import type { MailStore } from '../store/mail-store.js';
 import { openStore, type TeamStore } from '../store/open-store.js';
-import { STORE_ENV, storeSetting, type StoreSetting } from '../store/store-setting.js';
+import { storeSetting, type StoreSetting } from '../store/store-setting.js';
 import type { TaskBoard } from '../store/task-board.js';
 import type { Io } from './output.js';
 import { checkStateFolder, type FolderUse } from './state-folder.js';
@@ -61,7 +61,7 @@ export function commandStore(io: Io, paths: StatePaths): StoreSetting {
   try {
     settings = readConfig(paths.config).settings;
   } catch {
-    if (io.env[STORE_ENV]) settings = { store: 'files' };
+    // the file store's defaults (TEAMD_STORE still applies)
   }
   return storeSetting(paths, settings, io.env);
 }

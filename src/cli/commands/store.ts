@@ -69,7 +69,7 @@ export function storeCommand(io: Io): Command {
       const open = (setting: StoreSetting) =>
         setting.kind === 'files'
           ? { store: fileDump(paths, logger), close: async () => undefined }
-          : ((store) => ({ store, close: () => store.close() }))(pgDump(setting.url, setting.team, setting.host, settings.hostLeaseMs));
+          : ((store) => ({ store, close: () => store.close() }))(pgDump(setting.url, setting.team, setting.host, settings.hostLeaseMs, logger));
       const source = open(from);
       const target = open(to);
       try {

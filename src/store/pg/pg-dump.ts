@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type { Logger } from '../../logger.js';
+import { createPool } from './pg-pool.js';
 import { TeamdError } from '../../errors.js';
 import { taskSchema } from '../../board/task.js';
 import { messageSchema } from '../../inbox/message.js';
@@ -12,9 +13,8 @@ import { inTransaction, storeError } from './transaction.js';
  * One team's rows in a PostgreSQL store, read in one snapshot and written in one transaction:
  * a copy that fails half-way leaves the target as it was.
  */
-export function pgDump(url: string, team: string, host: string, leaseMs: number): DumpableStore & { close(): Promise<void> } {
-  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 });
-  pool.on('error', () => undefined);
+export function pgDump(url: string, team: string, host: string, leaseMs: number, logger: Logger): DumpableStore & { close(): Promise<void> } {
+  const pool = createPool(url, 2, logger);
   let ready: Promise<unknown> | null = null;
   const schema = (): Promise<unknown> => (ready ??= translated(() => migrate(pool)));
   return {

@@ -9,7 +9,7 @@ import { buildMessage } from '../../inbox/message-builder.js';
 import type { ProtocolKey } from '../../inbox/protocol-key.js';
 import type { Batch, Cursor, InboxPage, InboxReader, InboxReaderOptions, MailStore } from '../mail-store.js';
 import type { StoreEvent } from './pg-listener.js';
-import { inTransaction, patiently, storeError, type Patience } from './transaction.js';
+import { inTransaction, patiently, Rollback, storeError, type Patience } from './transaction.js';
 import { NOTIFY_CHANNEL } from './notify.js';
 
 export interface PgMailStoreDeps {
@@ -79,7 +79,7 @@ export class PgMailStore implements MailStore {
         );
       }
     }
-    await inTransaction(this.pool, (client) => this.append(client, message), this.patience);
+    await inTransaction(this.pool, (client) => this.append(client, message), this.patience).catch(ignoreAlreadyAppended);
     this.logSent(message);
     return message;
   }
@@ -95,7 +95,7 @@ export class PgMailStore implements MailStore {
         for (const message of [...messages].sort((a, b) => a.to.localeCompare(b.to))) await this.append(client, message);
       },
       this.patience,
-    );
+    ).catch(ignoreAlreadyAppended);
     for (const message of messages) this.logSent(message);
     return messages;
   }
@@ -215,18 +215,23 @@ export class PgMailStore implements MailStore {
     };
   }
 
-  /** Appends one message to its inbox under the inbox row's lock; an id already there is not appended again. */
+  /**
+   * Appends one message to its inbox under the inbox row's lock (taken by the UPDATE that gives
+   * the next number); an id already there is not appended again. The team's and the inbox's rows
+   * are made only the first time (the UPDATE finds no row).
+   */
   private async append(client: PoolClient, message: Message): Promise<void> {
-    await client.query('INSERT INTO teamd_teams (team) VALUES ($1) ON CONFLICT DO NOTHING', [this.team]);
-    await client.query('INSERT INTO teamd_inboxes (team, recipient) VALUES ($1, $2) ON CONFLICT DO NOTHING', [this.team, message.to]);
-    const locked = await client.query<{ last_seq: string }>('SELECT last_seq FROM teamd_inboxes WHERE team = $1 AND recipient = $2 FOR UPDATE', [
-      this.team,
-      message.to,
-    ]);
+    const bump = 'UPDATE teamd_inboxes SET last_seq = last_seq + 1 WHERE team = $1 AND recipient = $2 RETURNING last_seq';
+    let bumped = await client.query<{ last_seq: string }>(bump, [this.team, message.to]);
+    if (!bumped.rows[0]) {
+      await client.query('INSERT INTO teamd_teams (team) VALUES ($1) ON CONFLICT DO NOTHING', [this.team]);
+      await client.query('INSERT INTO teamd_inboxes (team, recipient) VALUES ($1, $2) ON CONFLICT DO NOTHING', [this.team, message.to]);
+      bumped = await client.query<{ last_seq: string }>(bump, [this.team, message.to]);
+    }
+    // Under the lock: a retried send of this id finds it, and the bump is rolled back with the rest.
     const already = await client.query('SELECT 1 FROM teamd_messages WHERE team = $1 AND recipient = $2 AND id = $3', [this.team, message.to, message.id]);
-    if (already.rowCount) return;
-    const seq = Number(locked.rows[0]!.last_seq) + 1;
-    await client.query('UPDATE teamd_inboxes SET last_seq = $3 WHERE team = $1 AND recipient = $2', [this.team, message.to, seq]);
+    if (already.rowCount) throw new AlreadyAppended();
+    const seq = Number(bumped.rows[0]!.last_seq);
     await client.query('INSERT INTO teamd_messages (team, recipient, seq, id, sender, data) VALUES ($1, $2, $3, $4, $5, $6)', [
       this.team,
       message.to,
@@ -277,4 +282,11 @@ export class PgMailStore implements MailStore {
       }
     });
   }
+}
+
+/** A retried send whose message is already in the inbox: its transaction is rolled back, and it counts as sent. */
+class AlreadyAppended extends Rollback {}
+
+function ignoreAlreadyAppended(error: unknown): void {
+  if (!(error instanceof AlreadyAppended)) throw error;
 }

@@ -6,8 +6,9 @@ import { ensurePrivateDir } from '../../fs/private-dir.js';
 import { ProtocolKey, readKeyHex } from '../../inbox/protocol-key.js';
 import type { StatePaths } from '../../paths.js';
 import type { OpenStoreDeps, TeamStore } from '../open-store.js';
-import { redactUrl, type StoreSetting } from '../store-setting.js';
+import type { StoreSetting } from '../store-setting.js';
 import { PgBoard } from './pg-board.js';
+import { CONNECT_TIMEOUT_MS, createPool } from './pg-pool.js';
 import { PgListener } from './pg-listener.js';
 import { PgMailStore } from './pg-mail-store.js';
 import { PgMembers } from './pg-members.js';
@@ -17,9 +18,6 @@ import { migrate } from './schema.js';
 
 type PgSetting = Extract<StoreSetting, { kind: 'postgres' }>;
 
-/** How long a connection attempt may take before the store counts as unreachable. */
-const CONNECT_TIMEOUT_MS = 5_000;
-
 /**
  * The PostgreSQL store: one pool per process, parameterized queries only. Opening it makes the
  * team's row if needed and puts the team's protocol key in this host's state folder, so a grant
@@ -27,16 +25,7 @@ const CONNECT_TIMEOUT_MS = 5_000;
  */
 export async function openPgStore(setting: PgSetting, deps: OpenStoreDeps): Promise<TeamStore> {
   const { paths, logger } = deps;
-  // allowExitOnIdle: a CLI command ends when its work is done, without waiting for idle connections to time out.
-  const pool = new pg.Pool({
-    connectionString: setting.url,
-    max: deps.poolSize ?? 4,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    idleTimeoutMillis: 30_000,
-    allowExitOnIdle: true,
-  });
-  // An idle connection the server drops emits here; without a listener it would end the process.
-  pool.on('error', (error) => logger.warn({ err: error, store: redactUrl(setting.url) }, 'a pooled store connection failed; it is replaced on next use'));
+  const pool = createPool(setting.url, deps.poolSize ?? 4, logger);
   try {
     if (deps.migrate) await migrate(pool);
     if (deps.shareKey || deps.migrate) await syncProtocolKey(pool, setting.team, paths);

@@ -1,13 +1,11 @@
-import pg from 'pg';
 import type { Logger } from '../../logger.js';
-import { redactUrl } from '../store-setting.js';
+import { createPool } from './pg-pool.js';
 import { migrate } from './schema.js';
 import { storeError } from './transaction.js';
 
 /** `teamd store init`: brings the database's teamd schema up to date (idempotent, versioned). */
 export async function migrateStore(url: string, logger: Logger): Promise<{ from: number; to: number; applied: number[] }> {
-  const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 5_000 });
-  pool.on('error', (error) => logger.warn({ err: error, store: redactUrl(url) }, 'store connection failed'));
+  const pool = createPool(url, 1, logger);
   try {
     return await migrate(pool);
   } catch (error) {

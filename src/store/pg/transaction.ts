@@ -51,9 +51,12 @@ function isRetryable(error: unknown): boolean {
   return typeof error === 'object' && error !== null && 'code' in error && RETRYABLE.has(String(error.code));
 }
 
+/** Thrown by a transaction's work to roll it back on purpose: it reaches the caller as it is. */
+export class Rollback extends Error {}
+
 /** Our own errors pass through; a database or connection error becomes one line naming the store. */
 export function storeError(error: unknown): unknown {
-  if (error instanceof TeamdError) return error;
+  if (error instanceof TeamdError || error instanceof Rollback) return error;
   const message = error instanceof Error ? error.message : String(error);
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   // Connection-level failures: the socket, DNS, authentication, the server shutting down.
