@@ -5,6 +5,10 @@ import { processDaemonLink } from '../src/teammate/daemon-link.js';
 import { parseWorkerArgs } from '../src/teammate/worker-args.js';
 import { runWorker } from '../src/teammate/worker-main.js';
 import { routeConsoleWarnings } from './console-warnings.js';
+import { keepUndiciUnloaded } from '../src/model/http/web-globals.js';
+
+// Before anything can touch Node's Headers or FormData, which would load undici (see web-globals.ts).
+keepUndiciUnloaded(globalThis);
 
 /** Until the teammate ended cleanly without ever starting a command, commands of ours may be running. */
 let mayHaveLeftovers = true;

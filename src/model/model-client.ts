@@ -5,6 +5,7 @@ import { classifySdkError, ModelError } from './model-errors.js';
 import { TEAMMATE_HEADER } from './offline/env.js';
 import { sdkLogger } from './sdk-logger.js';
 import { StallWatchdog } from './stall-watchdog.js';
+import { createHttpClient } from './http/http-fetch.js';
 
 export { describeModelError, isPromptTooLong, ModelError } from './model-errors.js';
 
@@ -69,6 +70,8 @@ type Sdk = typeof import('@anthropic-ai/sdk');
  */
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
   let loaded: { sdk: Sdk; client: Anthropic } | null = null;
+  // node:http instead of Node's fetch, whose undici would cost the teammate ~11 MiB (http/http-fetch.ts).
+  const http = createHttpClient();
   const load = async (): Promise<{ sdk: Sdk; client: Anthropic }> => {
     if (loaded) return loaded;
     const sdk = await import('@anthropic-ai/sdk');
@@ -97,7 +100,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       );
       try {
         if (signal?.aborted) throw new ModelError('aborted', 'the model call was cancelled');
-        const stream = client.withOptions({ fetch: watchdog.wrap(globalThis.fetch) }).messages.stream(
+        const stream = client.withOptions({ fetch: watchdog.wrap(http.fetch) as unknown as typeof fetch }).messages.stream(
           {
             model: options.model,
             max_tokens: request.maxTokens,

@@ -1,3 +1,6 @@
+import type { HttpFetch } from './http/http-fetch.js';
+import type { HttpResponse } from './http/http-response.js';
+
 /**
  * Ends a model call that stops sending bytes: armed while a request is in flight (from the
  * fetch to the body's last byte, re-armed by each chunk), idle while the SDK waits to retry.
@@ -16,10 +19,10 @@ export class StallWatchdog {
   }
 
   /** A fetch that arms the watchdog for the request and re-arms it on every chunk of the answer. */
-  wrap(base: typeof fetch): typeof fetch {
+  wrap(base: HttpFetch): HttpFetch {
     return async (input, init) => {
       this.arm();
-      let response: Response;
+      let response: HttpResponse;
       try {
         response = await base(input, init);
       } catch (error) {
@@ -39,7 +42,7 @@ export class StallWatchdog {
           flush: () => this.disarm(),
         }),
       );
-      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+      return response.withBody(body);
     };
   }
 

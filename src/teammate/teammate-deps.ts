@@ -1,3 +1,4 @@
+import type { HeapTrim } from './heap-trim.js';
 import type { Identity } from '../agent/system-prompt.js';
 import type { TodoItem } from '../agent/todos.js';
 import type { InboxReader, MailStore } from '../store/mail-store.js';
@@ -41,6 +42,8 @@ export interface TeammateDeps {
   readonly session: Session;
   /** Idle this long with nothing to do: report asleep and end (0 = never). */
   readonly idleTimeoutMs: number;
+  /** Gives memory back when the teammate goes idle after work; none: V8 decides alone. */
+  readonly heap?: HeapTrim;
   readonly maxTokens: number;
   /** The most one call may ask for (the model's output limit). */
   readonly maxTokensCap?: number;

@@ -178,6 +178,7 @@ export class TeammateRuntime {
         continue;
       }
       this.report('idle');
+      this.deps.heap?.idle();
       await this.hooks.idle();
       // A background job still running keeps the teammate up: sleeping would end it.
       const timeoutMs = this.deps.jobs.running() > 0 ? 0 : this.deps.idleTimeoutMs;
@@ -238,6 +239,7 @@ export class TeammateRuntime {
 
   /** Works on what is in the conversation; a model that ends its turn with its task open is reminded, then gives it back. */
   private async work(): Promise<void> {
+    this.deps.heap?.working();
     for (let reminders = 0; ; reminders++) {
       const end = await this.runUnit();
       // A Stop hook that exits 2 sends the model back to work with its feedback (a bounded number of times).

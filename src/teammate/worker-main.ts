@@ -24,6 +24,7 @@ import { publishTodos } from './published-todos.js';
 import { MemoryStore } from '../memory/memory-store.js';
 import { listSkills, userSkillsDir } from '../skills/skills.js';
 import { TeammateRuntime, type RuntimeEnd } from './teammate-runtime.js';
+import { HeapTrim } from './heap-trim.js';
 import { parseWorkerArgs } from './worker-args.js';
 import { spentTokens } from './token-budget.js';
 import { servedModel } from '../model/model-catalog.js';
@@ -203,6 +204,8 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     sessions,
     session,
     idleTimeoutMs: config.settings.idleTimeoutMs,
+    // V8's gc, there when the daemon started us with --expose-gc (TEAMMATE_NODE_FLAGS).
+    heap: new HeapTrim(collector()),
     // Never more than the model allows: a maxTokens set too high would have every request refused.
     maxTokens: Math.min(config.settings.maxTokens, outputCap),
     compactThresholdTokens: config.settings.compactThresholdTokens,
@@ -268,4 +271,10 @@ function requireEnv(proc: NodeJS.Process, name: string): string {
   const value = proc.env[name];
   if (!value) throw new TeamdError('USAGE', `${name} is not set for this teammate (the daemon passes it; for a real model, export it before teamd start)`);
   return value;
+}
+
+/** V8's full collection, when the teammate was started with --expose-gc. */
+function collector(): (() => void) | null {
+  const gc = globalThis.gc;
+  return typeof gc === 'function' ? () => void gc() : null;
 }

@@ -1,0 +1,194 @@
+import type http from 'node:http';
+import type https from 'node:https';
+import { HttpHeaders, type HttpHeadersInit } from './http-headers.js';
+import { HttpResponse } from './http-response.js';
+
+export interface HttpRequestInit {
+  readonly method?: string;
+  readonly headers?: HttpHeadersInit | null;
+  readonly body?: unknown;
+  readonly signal?: AbortSignal | null;
+}
+
+export type HttpFetch = (input: string | URL | { readonly url: string }, init?: HttpRequestInit) => Promise<HttpResponse>;
+
+export interface HttpClient {
+  readonly fetch: HttpFetch;
+  /** Closes the idle kept-alive connections. */
+  close(): void;
+}
+
+/** An idle connection is closed after this long: below the 5 s a Node server keeps one, as undici does. */
+const IDLE_SOCKET_MS = 4_000;
+
+/**
+ * fetch over node:http and node:https, for a teammate's model calls. Node's own fetch is undici,
+ * whose first use costs a process ~11 MiB of heap and code it never gives back; this costs
+ * ~1.5 MiB. It does what the SDK needs and no more: string or byte bodies, abort signals,
+ * kept-alive connections, a streamed web body. Differences from fetch: redirects are not
+ * followed (the answer comes back as it is) and no compression is asked for.
+ * Failures are fetch's: a TypeError "fetch failed" with the cause, or the signal's reason.
+ */
+export function createHttpClient(): HttpClient {
+  // Each protocol's module and agent are loaded by its first request: an offline teammate never
+  // loads TLS, and one that never works loads neither (~3 MiB).
+  const transports: { 'http:'?: Transport; 'https:'?: Transport } = {};
+  const transportFor = async (protocol: 'http:' | 'https:'): Promise<Transport> => {
+    const loaded = transports[protocol];
+    if (loaded) return loaded;
+    const module: typeof http | typeof https = protocol === 'https:' ? (await import('node:https')).default : (await import('node:http')).default;
+    const transport: Transport = { module, agent: new module.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }) };
+    transports[protocol] = transport;
+    return transport;
+  };
+  const fetch: HttpFetch = async (input, init = {}) => {
+    const protocol = protocolOf(input);
+    const transport = protocol ? await transportFor(protocol) : null;
+    return new Promise<HttpResponse>((resolve, reject) => {
+      const signal = init.signal ?? null;
+      if (signal?.aborted) return reject(abortReason(signal));
+      let url: URL;
+      let body: Buffer | null;
+      try {
+        url = new URL(urlOf(input));
+        if (!transport) throw new TypeError(`only http: and https: URLs are fetched, not ${url.protocol}`);
+        body = bodyBytes(init.body);
+      } catch (error) {
+        return reject(new TypeError('fetch failed', { cause: error }));
+      }
+      const method = (init.method ?? 'GET').toUpperCase();
+      const headers = requestHeaders(new HttpHeaders(init.headers), method, body);
+      let aborted: Error | null = null;
+      let request: http.ClientRequest;
+      try {
+        request = transport.module.request(url, { method, headers, agent: transport.agent });
+      } catch (error) {
+        return reject(new TypeError('fetch failed', { cause: error }));
+      }
+      const onAbort = () => {
+        aborted = abortReason(signal!);
+        request.destroy(aborted);
+        reject(aborted);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const release = () => signal?.removeEventListener('abort', onAbort);
+      request.on('error', (error) => {
+        release();
+        reject(aborted ?? new TypeError('fetch failed', { cause: error }));
+      });
+      request.on('response', (incoming) => {
+        incoming.once('close', release);
+        const answer = new HttpResponse(
+          streamOf(incoming, () => aborted),
+          {
+            status: incoming.statusCode ?? 0,
+            statusText: incoming.statusMessage ?? '',
+            headers: responseHeaders(incoming.rawHeaders),
+            url: url.href,
+          },
+        );
+        resolve(answer);
+      });
+      request.end(body ?? undefined);
+    });
+  };
+  return {
+    fetch,
+    close() {
+      transports['http:']?.agent.destroy();
+      transports['https:']?.agent.destroy();
+    },
+  };
+}
+
+interface Transport {
+  readonly module: typeof http | typeof https;
+  readonly agent: http.Agent;
+}
+
+function urlOf(input: string | URL | { readonly url: string }): string {
+  return typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+}
+
+function protocolOf(input: string | URL | { readonly url: string }): 'http:' | 'https:' | null {
+  try {
+    const protocol = new URL(urlOf(input)).protocol;
+    return protocol === 'http:' || protocol === 'https:' ? protocol : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The signal's reason, as fetch rejects with it; one that is not an Error becomes fetch's AbortError. */
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
+}
+
+function bodyBytes(body: unknown): Buffer | null {
+  if (body === undefined || body === null) return null;
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (body instanceof ArrayBuffer) return Buffer.from(body);
+  throw new TypeError('this fetch sends only a string or bytes as a body');
+}
+
+function requestHeaders(headers: HttpHeaders, method: string, body: Buffer | null): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of headers) flat[name] = value;
+  // A known length instead of chunked encoding, as fetch sends for a string or bytes.
+  if (body) flat['content-length'] = String(body.byteLength);
+  else if (method === 'POST' || method === 'PUT' || method === 'PATCH') flat['content-length'] = '0';
+  return flat;
+}
+
+function responseHeaders(raw: readonly string[]): HttpHeaders {
+  const headers = new HttpHeaders();
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    try {
+      headers.append(raw[i]!, raw[i + 1]!);
+    } catch {
+      // Node has already refused what HTTP forbids; a header fetch would reject is left out.
+    }
+  }
+  return headers;
+}
+
+/**
+ * The answer's bytes as a web stream, paused while the reader is behind. A connection that ends
+ * before the last byte errors the stream, as fetch does ("terminated"), or with the abort reason.
+ */
+function streamOf(incoming: http.IncomingMessage, abortedWith: () => Error | null): ReadableStream<Uint8Array> {
+  let settled = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        incoming.on('data', (chunk: Buffer) => {
+          if (settled) return;
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 1) <= 0) incoming.pause();
+        });
+        incoming.once('end', () => {
+          if (settled) return;
+          settled = true;
+          controller.close();
+        });
+        incoming.once('close', () => {
+          if (settled) return;
+          settled = true;
+          controller.error(abortedWith() ?? new TypeError('terminated', { cause: new Error('the connection closed before the answer ended') }));
+        });
+        incoming.on('error', () => {
+          // Reported by 'close' above; a listener keeps it from being thrown.
+        });
+      },
+      pull() {
+        incoming.resume();
+      },
+      cancel() {
+        settled = true;
+        incoming.destroy();
+      },
+    },
+    { highWaterMark: 16 },
+  );
+}
