@@ -131,7 +131,9 @@ export class Daemon {
         roster,
         // Files: a plain watch on the inbox and task folders. PostgreSQL: every change of the team, by LISTEN/NOTIFY.
         openDoorbell: async () => {
-          const bell = await Doorbell.open({ dirs: files ? [paths.inboxDir, paths.tasksDir] : [], rescanMs: files ? 0 : settings.recheckMs, logger });
+          // Files: the default look every 5 s keeps run/board-looked fresh, so idle teammates' safety
+          // re-checks skip their own scans of the board (board/look-marker.ts).
+          const bell = await Doorbell.open({ dirs: files ? [paths.inboxDir, paths.tasksDir] : [], ...(files ? {} : { rescanMs: settings.recheckMs }), logger });
           const listening = await listen(
             () => true,
             () => bell.ring('change', false),

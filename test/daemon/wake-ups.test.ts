@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { readLiveDaemon } from '../../src/daemon/pid-file.js';
 import { readInboxFrom } from '../../src/inbox/inbox-file.js';
 import { statePaths } from '../../src/paths.js';
+import { LookMarker } from '../../src/board/look-marker.js';
 import { openBoard } from '../helpers/board.js';
 import { lastStopRungs, member, startDaemon } from '../helpers/daemon.js';
 import { runTeamd } from '../helpers/processes.js';
@@ -95,6 +96,16 @@ describe('targeted wake-ups', () => {
       process.kill(daemon.pid, 'SIGCONT');
     }
     await waitFor(() => board.get(1).status === 'completed', 'the task done once the daemon runs again');
+  });
+
+  it('with nothing changing, the daemon keeps looking at the board, so run/board-looked stays fresh and idle teammates need not scan it themselves', async () => {
+    const { paths } = await idleTeam(['alice']);
+    const looked = () => (fs.existsSync(paths.boardLooked) ? fs.statSync(paths.boardLooked).mtimeMs : 0);
+    const first = await waitFor(() => looked() || null, 'the first look');
+    // Without the daemon's periodic look the mark goes stale, and every teammate's safety re-check
+    // reads the whole board again (each burst file once per teammate and re-check).
+    await waitFor(() => looked() > first, 'the daemon to look again with nothing changed', 15_000);
+    expect(new LookMarker(paths.boardLooked, paths.tasksDir).covers()).toBe(true);
   });
 
   it('a burst of 1,000 task files copied in: every teammate keeps answering, wakes for none of them, and teamd stop ends each on the first rung', async () => {
