@@ -6,9 +6,12 @@ import { parseWorkerArgs } from '../src/teammate/worker-args.js';
 import { runWorker } from '../src/teammate/worker-main.js';
 import { routeConsoleWarnings } from './console-warnings.js';
 import { keepUndiciUnloaded } from '../src/model/http/web-globals.js';
+import { takeDeferredCa } from '../src/model/http/extra-ca.js';
 
 // Before anything can touch Node's Headers or FormData, which would load undici (see web-globals.ts).
 keepUndiciUnloaded(globalThis);
+// NODE_EXTRA_CA_CERTS, which the daemon moved aside so Node would not load it at start (extra-ca.ts).
+const extraCaFile = takeDeferredCa(process.env);
 
 /** Until the teammate ended cleanly without ever starting a command, commands of ours may be running. */
 let mayHaveLeftovers = true;
@@ -29,6 +32,7 @@ try {
     argv: process.argv.slice(2),
     proc: process,
     onLogger: (logger) => routeConsoleWarnings(console, logger),
+    extraCaFile,
   });
   mayHaveLeftovers = commandsStarted > 0;
   logger.info({ end }, 'teammate exiting');

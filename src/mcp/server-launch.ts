@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { TeamdError } from '../errors.js';
 import { expandServer, type ServerConfig } from './mcp-config.js';
 import { ServerProcess } from './server-process.js';
+import type { HttpFetch } from '../model/http/http-fetch.js';
 
 export interface LaunchDeps {
   readonly workspace: string;
@@ -14,6 +15,8 @@ export interface LaunchDeps {
   readonly sandboxed: (command: string) => { readonly file: string; readonly args: readonly string[] };
   /** Each line a stdio server writes to stderr. */
   readonly onStderr: (server: string, line: string) => void;
+  /** The fetch of servers over HTTP; none: Node's. */
+  readonly fetch?: HttpFetch;
 }
 
 /**
@@ -34,7 +37,8 @@ export function openServer(server: ServerConfig, deps: LaunchDeps): { transport:
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new TeamdError('INVALID_INPUT', `the server ${server.name} in ${server.file}: the url must be http or https`);
-    return { transport: new StreamableHTTPClientTransport(url, { requestInit: { headers: spec.headers } }), process: null };
+    const options = { requestInit: { headers: spec.headers }, ...(deps.fetch ? { fetch: deps.fetch as unknown as typeof fetch } : {}) };
+    return { transport: new StreamableHTTPClientTransport(url, options), process: null };
   }
   const onStderr = (line: string) => deps.onStderr(server.name, line);
   if (trusted) {

@@ -58,6 +58,8 @@ export interface AnthropicClientOptions {
   readonly maxRetries?: number;
   /** No byte for this long ends the call as a transient failure. */
   readonly stallMs: number;
+  /** NODE_EXTRA_CA_CERTS that Node did not load at start (http/extra-ca.ts). */
+  readonly extraCaFile?: string | null;
 }
 
 type Sdk = typeof import('@anthropic-ai/sdk');
@@ -71,7 +73,7 @@ type Sdk = typeof import('@anthropic-ai/sdk');
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
   let loaded: { sdk: Sdk; client: Anthropic } | null = null;
   // node:http instead of Node's fetch, whose undici would cost the teammate ~11 MiB (http/http-fetch.ts).
-  const http = createHttpClient();
+  const http = createHttpClient({ extraCaFile: options.extraCaFile ?? null, warn: (message) => options.logger.warn(message) });
   const load = async (): Promise<{ sdk: Sdk; client: Anthropic }> => {
     if (loaded) return loaded;
     const sdk = await import('@anthropic-ai/sdk');

@@ -1,3 +1,5 @@
+import { deferExtraCa } from '../model/http/extra-ca.js';
+
 /** Marks a teammate process with its state folder, so a later daemon can find one a crashed daemon left. */
 export const WORKER_OF_ENV = 'TEAMD_WORKER_OF';
 
@@ -19,6 +21,7 @@ export function workerEnvFor(base: NodeJS.ProcessEnv, model: string, stateDir: s
     env[name] = value;
   }
   env[WORKER_OF_ENV] = stateDir;
+  deferExtraCa(env);
   env.MALLOC_ARENA_MAX ??= MALLOC_ARENAS;
   return env;
 }

@@ -4,6 +4,7 @@ import type { McpServers } from '../mcp/mcp-servers.js';
 import type { LaunchDeps } from '../mcp/server-launch.js';
 import type { StatePaths } from '../paths.js';
 import { mcpChoiceFor } from './policy-wiring.js';
+import { createHttpClient } from '../model/http/http-fetch.js';
 
 /** Lines of one server's stderr logged per teammate life; the rest are dropped (the last ones still explain a crash). */
 const STDERR_LINES_LOGGED = 200;
@@ -19,6 +20,8 @@ export interface McpWiring {
   readonly connectTimeoutMs: number;
   readonly toolTimeoutMs: number;
   readonly logger: Logger;
+  /** NODE_EXTRA_CA_CERTS that Node did not load at start: servers over HTTPS then go through a fetch that adds it. */
+  readonly extraCaFile?: string | null;
 }
 
 /**
@@ -38,6 +41,9 @@ export async function openMcpServers(deps: McpWiring): Promise<McpServers | null
     import('../mcp/published-servers.js'),
   ]);
   const logged = new Map<string, number>();
+  // Node did not load NODE_EXTRA_CA_CERTS in this process (model/http/extra-ca.ts): servers over
+  // HTTPS go through the fetch that adds it, as the model calls do.
+  const fetch = deps.extraCaFile ? createHttpClient({ extraCaFile: deps.extraCaFile, warn: (message) => logger.warn(message) }).fetch : undefined;
   const hub: McpServers = new McpServers({
     servers,
     open: (server) =>
@@ -46,6 +52,7 @@ export async function openMcpServers(deps: McpWiring): Promise<McpServers | null
         env: deps.env,
         commandEnv: deps.commandEnv,
         sandboxed: deps.sandboxed,
+        ...(fetch ? { fetch } : {}),
         onStderr: (name, line) => {
           const count = (logged.get(name) ?? 0) + 1;
           logged.set(name, count);

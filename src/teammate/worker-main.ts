@@ -40,13 +40,20 @@ export interface WorkerProcess {
   readonly proc: NodeJS.Process;
   /** Called with the teammate's logger once it exists: the entry routes process-wide warnings into it. */
   readonly onLogger?: (logger: Logger) => void;
+  /** NODE_EXTRA_CA_CERTS that Node did not load at start (model/http/extra-ca.ts): the teammate's TLS adds it. */
+  readonly extraCaFile?: string | null;
 }
 
 /**
  * Wires one teammate process: logger, board, mailbox, inbox consumer, doorbell, model client,
  * saved session, the link to the daemon. The entry file turns the outcome into an exit.
  */
-export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promise<{ end: RuntimeEnd; logger: Logger; commandsStarted: number }> {
+export async function runWorker({
+  argv,
+  proc,
+  onLogger,
+  extraCaFile = null,
+}: WorkerProcess): Promise<{ end: RuntimeEnd; logger: Logger; commandsStarted: number }> {
   const args = parseWorkerArgs(argv);
   const paths = statePaths(args.dir);
   const config = readConfig(paths.config);
@@ -68,6 +75,7 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
           teammate: args.name,
           logger,
           stallMs: config.settings.modelStallMs,
+          extraCaFile,
         })
       : createAnthropicClient({
           model: modelName,
@@ -76,6 +84,7 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
           teammate: args.name,
           logger,
           stallMs: config.settings.modelStallMs,
+          extraCaFile,
         });
   // A model we do not know gets a cap every current model allows.
   const outputCap = servedModel(modelName, new Date())?.maxOutputTokens ?? 32_000;
@@ -156,6 +165,7 @@ export async function runWorker({ argv, proc, onLogger }: WorkerProcess): Promis
     connectTimeoutMs: config.settings.mcpConnectTimeoutMs,
     toolTimeoutMs: config.settings.mcpToolTimeoutMs,
     logger,
+    extraCaFile,
   });
   if (mcp) commandsStarted++;
   const runtime = new TeammateRuntime({

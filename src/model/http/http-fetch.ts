@@ -2,6 +2,7 @@ import type http from 'node:http';
 import type https from 'node:https';
 import { HttpHeaders, type HttpHeadersInit } from './http-headers.js';
 import { HttpResponse } from './http-response.js';
+import { trustedWithExtra } from './extra-ca.js';
 
 export interface HttpRequestInit {
   readonly method?: string;
@@ -29,21 +30,24 @@ const IDLE_SOCKET_MS = 4_000;
  * followed (the answer comes back as it is) and no compression is asked for.
  * Failures are fetch's: a TypeError "fetch failed" with the cause, or the signal's reason.
  */
-export function createHttpClient(): HttpClient {
+export interface HttpClientOptions {
+  /** NODE_EXTRA_CA_CERTS the process did not load at start (extra-ca.ts): added to its TLS connections. */
+  readonly extraCaFile?: string | null;
+  readonly warn?: (message: string) => void;
+}
+
+export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   // Each protocol's module and agent are loaded by its first request: an offline teammate never
   // loads TLS, and one that never works loads neither (~3 MiB).
-  const transports: { 'http:'?: Transport; 'https:'?: Transport } = {};
-  const transportFor = async (protocol: 'http:' | 'https:'): Promise<Transport> => {
-    const loaded = transports[protocol];
-    if (loaded) return loaded;
+  const transports: { 'http:'?: Promise<Transport>; 'https:'?: Promise<Transport> } = {};
+  const load = async (protocol: 'http:' | 'https:'): Promise<Transport> => {
     const module: typeof http | typeof https = protocol === 'https:' ? (await import('node:https')).default : (await import('node:http')).default;
-    const transport: Transport = { module, agent: new module.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }) };
-    transports[protocol] = transport;
-    return transport;
+    const ca = protocol === 'https:' && options.extraCaFile ? await trustedWithExtra(options.extraCaFile, options.warn ?? (() => {})) : undefined;
+    return { module, agent: new module.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, ...(ca ? { ca } : {}) }) };
   };
   const fetch: HttpFetch = async (input, init = {}) => {
     const protocol = protocolOf(input);
-    const transport = protocol ? await transportFor(protocol) : null;
+    const transport = protocol ? await (transports[protocol] ??= load(protocol)) : null;
     return new Promise<HttpResponse>((resolve, reject) => {
       const signal = init.signal ?? null;
       if (signal?.aborted) return reject(abortReason(signal));
@@ -95,8 +99,7 @@ export function createHttpClient(): HttpClient {
   return {
     fetch,
     close() {
-      transports['http:']?.agent.destroy();
-      transports['https:']?.agent.destroy();
+      for (const transport of Object.values(transports)) void transport.then((loaded) => loaded.agent.destroy());
     },
   };
 }
