@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
+import tls from 'node:tls';
 import { makeTempDir } from './temp-dir.js';
 
 export interface TestCa {
@@ -38,4 +40,27 @@ export function makeTestCa(): TestCa {
     'san.ext',
   );
   return { caFile: at('ca.pem'), cert: fs.readFileSync(at('server.pem'), 'utf8'), key: fs.readFileSync(at('server.key'), 'utf8') };
+}
+
+/** TLS in front of a plain TCP port on 127.0.0.1, with the test CA's server certificate. */
+export async function tlsProxy(ca: TestCa, targetPort: number): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = tls.createServer({ key: ca.key, cert: ca.cert }, (secure) => {
+    const plain = net.connect(targetPort, '127.0.0.1');
+    sockets.add(secure).add(plain);
+    secure.pipe(plain).pipe(secure);
+    secure.on('error', () => plain.destroy());
+    plain.on('error', () => secure.destroy());
+    secure.on('close', () => sockets.delete(secure));
+    plain.on('close', () => sockets.delete(plain));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }

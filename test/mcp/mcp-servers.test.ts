@@ -11,6 +11,8 @@ import { FIXTURES, startFixture } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { toolContext } from '../helpers/tool-context.js';
 import { waitFor } from '../helpers/wait.js';
+import { makeTestCa, tlsProxy } from '../helpers/tls-certs.js';
+import { createHttpClient, type HttpFetch } from '../../src/model/http/http-fetch.js';
 
 const SERVER = path.join(FIXTURES, 'mcp-server.mjs');
 const hubs: McpServers[] = [];
@@ -23,7 +25,7 @@ function stdio(name: string, args: string[] = [], source: ServerConfig['source']
   return { name, source, file: `/test/${source}.json`, spec: { type: 'stdio', command: process.execPath, args: [SERVER, ...args], env } };
 }
 
-function hubOf(servers: ServerConfig[], options: { connectTimeoutMs?: number; env?: NodeJS.ProcessEnv; maxAttempts?: number } = {}) {
+function hubOf(servers: ServerConfig[], options: { connectTimeoutMs?: number; env?: NodeJS.ProcessEnv; maxAttempts?: number; fetch?: HttpFetch } = {}) {
   const workspace = makeTempDir('teamd-ws-');
   const stateDir = path.join(workspace, '.team');
   fs.mkdirSync(stateDir);
@@ -40,6 +42,7 @@ function hubOf(servers: ServerConfig[], options: { connectTimeoutMs?: number; en
         commandEnv: { PATH: env.PATH, HOME: env.HOME, [marker.name]: marker.value },
         sandboxed: (command) => wrapServer(detectSandbox(), 'required', command, { workspace, hidden: [stateDir] }),
         onStderr: () => {},
+        ...(options.fetch ? { fetch: options.fetch } : {}),
       }),
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
     toolTimeoutMs: 10_000,
@@ -195,5 +198,35 @@ describe('MCP servers of a teammate', () => {
     await waitFor(() => fs.existsSync(portFile), 'the HTTP server back');
     await waitFor(() => hub.view().find((v) => v.state === 'ready' && v.restarts === 1), 'reconnected');
     expect(await hub.find('mcp__web__echo')!.run({ text: 'back' }, ctx)).toEqual({ content: 'echo(http:tagged): back' });
+  });
+
+  it('over HTTPS behind a CA from NODE_EXTRA_CA_CERTS that Node did not load: refused with Node’s fetch, answered through the teammate’s', async () => {
+    const dir = makeTempDir();
+    const portFile = path.join(dir, 'port');
+    const server = startFixture('mcp-server.mjs', ['--http', portFile]);
+    const port = await waitFor(() => fs.existsSync(portFile) && fs.readFileSync(portFile, 'utf8'), 'the HTTP server port');
+    const ca = makeTestCa();
+    const proxy = await tlsProxy(ca, Number(port));
+    const https: ServerConfig = {
+      name: 'secure',
+      source: 'team',
+      file: '/test/team.json',
+      spec: { type: 'http', url: `https://127.0.0.1:${proxy.port}/mcp`, headers: {} },
+    };
+    try {
+      // This test process loaded no extra CA at start either (the variable names nothing of ours).
+      const refused = hubOf([https], { connectTimeoutMs: 2_000, maxAttempts: 1 });
+      await refused.hub.settled();
+      expect(refused.hub.view()[0]?.state).not.toBe('ready');
+      const client = createHttpClient({ extraCaFile: ca.caFile });
+      const trusted = hubOf([https], { fetch: client.fetch, env: { FIXTURE_TAG: 'tls' } });
+      await trusted.hub.settled();
+      expect(await trusted.hub.find('mcp__secure__echo')!.run({ text: 'over https' }, trusted.ctx)).toEqual({ content: 'echo(http:): over https' });
+      await trusted.hub.stopAll();
+      client.close();
+    } finally {
+      await proxy.close();
+      server.kill('SIGKILL');
+    }
   });
 });

@@ -3,7 +3,6 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import path from 'node:path';
-import tls from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.js';
 import { DEFERRED_CA_ENV, deferExtraCa, takeDeferredCa } from '../../../src/model/http/extra-ca.js';
@@ -14,7 +13,7 @@ import { openBoard } from '../../helpers/board.js';
 import { startDaemon } from '../../helpers/daemon.js';
 import { runTeamd } from '../../helpers/processes.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
-import { makeTestCa } from '../../helpers/tls-certs.js';
+import { makeTestCa, tlsProxy } from '../../helpers/tls-certs.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const closers: (() => Promise<void> | void)[] = [];
@@ -80,14 +79,9 @@ describe('NODE_EXTRA_CA_CERTS, loaded by a teammate at its first TLS connection 
     closers.push(() => api.close());
     const apiPort = Number(new URL(api.url).port);
     // TLS in front of the stand-in API, with the test CA's certificate.
-    const port = await listening(
-      tls.createServer({ key: ca.key, cert: ca.cert }, (secure) => {
-        const plain = net.connect(apiPort, '127.0.0.1');
-        secure.pipe(plain).pipe(secure);
-        secure.on('error', () => plain.destroy());
-        plain.on('error', () => secure.destroy());
-      }),
-    );
+    const proxy = await tlsProxy(ca, apiPort);
+    closers.push(() => proxy.close());
+    const port = proxy.port;
     const ws = makeTempDir('teamd-ws-');
     const dir = path.join(ws, '.team');
     const { board } = openBoard(dir);
