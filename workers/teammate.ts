@@ -13,28 +13,31 @@ keepUndiciUnloaded(globalThis);
 // NODE_EXTRA_CA_CERTS, which the daemon moved aside so Node would not load it at start (extra-ca.ts).
 const extraCaFile = takeDeferredCa(process.env);
 
-/** Until the teammate ended cleanly without ever starting a command, commands of ours may be running. */
+/** Until the teammate ended cleanly without ever starting an unconfined command, commands of ours may be running. */
 let mayHaveLeftovers = true;
+/** We close the channel ourselves, ending: the daemon is there and sweeps after our exit (supervisor/clean-up.ts). */
+let closingChannel = false;
 
 // The daemon died (even by kill -9), or we closed the channel: end the commands we started
 // (a sandbox ends them with us anyway; unsandboxed, they carry our marker), then exit at once.
 processDaemonLink(process).onDisconnect(() => {
   try {
-    // The search reads every process's environment: skipped when there cannot be anything to find.
-    if (mayHaveLeftovers) killLeftovers(spawnMarker(process.pid, statePaths(parseWorkerArgs(process.argv.slice(2)).dir).root));
+    // The search reads every process's environment (with 100 teammates stopping at once, 100
+    // times that of every process): only when the daemon is gone and something may be left.
+    if (mayHaveLeftovers && !closingChannel) killLeftovers(spawnMarker(process.pid, statePaths(parseWorkerArgs(process.argv.slice(2)).dir).root));
   } finally {
     process.exit(process.exitCode ?? 0);
   }
 });
 
 try {
-  const { end, logger, commandsStarted } = await runWorker({
+  const { end, logger, unconfinedStarted } = await runWorker({
     argv: process.argv.slice(2),
     proc: process,
     onLogger: (logger) => routeConsoleWarnings(console, logger),
     extraCaFile,
   });
-  mayHaveLeftovers = commandsStarted > 0;
+  mayHaveLeftovers = unconfinedStarted > 0;
   logger.info({ end }, 'teammate exiting');
   process.exitCode = 0;
 } catch (error) {
@@ -42,5 +45,8 @@ try {
   process.exitCode = 1;
 } finally {
   // The IPC channel keeps the event loop alive: close it so the process really ends.
-  if (process.connected) process.disconnect();
+  if (process.connected) {
+    closingChannel = true;
+    process.disconnect();
+  }
 }

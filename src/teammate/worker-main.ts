@@ -53,7 +53,7 @@ export async function runWorker({
   proc,
   onLogger,
   extraCaFile = null,
-}: WorkerProcess): Promise<{ end: RuntimeEnd; logger: Logger; commandsStarted: number }> {
+}: WorkerProcess): Promise<{ end: RuntimeEnd; logger: Logger; unconfinedStarted: number }> {
   const args = parseWorkerArgs(argv);
   const paths = statePaths(args.dir);
   const config = readConfig(paths.config);
@@ -125,7 +125,9 @@ export async function runWorker({
     logger.warn({ sandbox: describeSandbox(sandbox, config.settings.sandbox) }, 'commands are NOT sandboxed');
   const protocolKey = new ProtocolKey(paths.protocolKey);
   const mailbox = store.mail;
-  let commandsStarted = 0;
+  // Commands and servers whose processes could outlive this one: a sandboxed command's whole tree
+  // ends with it (PID namespace, --die-with-parent), so only the others are counted.
+  let unconfinedStarted = 0;
   const launcher = createShellLauncher({
     kind: sandbox,
     mode: config.settings.sandbox,
@@ -136,8 +138,9 @@ export async function runWorker({
   });
   const shell: typeof launcher = {
     launch: (command, workdir) => {
-      commandsStarted++;
-      return launcher.launch(command, workdir);
+      const launch = launcher.launch(command, workdir);
+      if (!launch.confined) unconfinedStarted++;
+      return launch;
     },
   };
   const jobs = new BackgroundJobs({
@@ -167,7 +170,7 @@ export async function runWorker({
     logger,
     extraCaFile,
   });
-  if (mcp) commandsStarted++;
+  if (mcp) unconfinedStarted++;
   const runtime = new TeammateRuntime({
     identity: {
       name: args.name,
@@ -262,7 +265,7 @@ export async function runWorker({
   // Since this process began (performance.now() counts from there): what start-up costs inside the worker.
   logger.info({ model: modelName, startupMs: Math.round(performance.now()) }, 'teammate started');
   try {
-    return { end: await runtime.run(), logger, commandsStarted };
+    return { end: await runtime.run(), logger, unconfinedStarted };
   } finally {
     // Its jobs end with it (recorded lost, told at its next start); none outlives the teammate.
     jobs.stopAll('its teammate stopped while it ran');
