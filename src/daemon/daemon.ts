@@ -24,11 +24,12 @@ import { Supervisor } from '../supervisor/supervisor.js';
 import { Doorbell } from '../watch/doorbell.js';
 import { LookMarker } from '../board/look-marker.js';
 import { inotifyWarning } from '../proc/inotify.js';
-import { describeSandbox, detectSandbox, SANDBOX_ENV, type SandboxKind, type SandboxMode } from '../sandbox/sandbox.js';
+import { SANDBOX_ENV } from '../sandbox/sandbox.js';
+import { checkSandbox } from './sandbox-check.js';
 import { cleanUpAfterEarlierDaemon } from '../supervisor/clean-up.js';
 import { ControlServer } from './control-server.js';
 import type { ControlRequest } from './control-protocol.js';
-import { acquirePidFile, releasePidFile, type PidInfo, type SandboxReport } from './pid-file.js';
+import { acquirePidFile, releasePidFile, type PidInfo } from './pid-file.js';
 
 export interface DaemonHealth {
   readonly rosterWriteFailing: string | null;
@@ -275,22 +276,6 @@ export class Daemon {
   runningPids(): Record<string, number> {
     return this.supervisor.runningPids();
   }
-}
-
-/** Refuses to start without a sandbox when the settings require one; otherwise says loudly that there is none. */
-function checkSandbox(mode: SandboxMode, logger: Logger): SandboxReport & { readonly kind: SandboxKind } {
-  const kind = detectSandbox();
-  const text = describeSandbox(kind, mode);
-  if (mode === 'required' && kind.kind === 'none') {
-    throw new TeamdError(
-      'DAEMON_START_FAILED',
-      `teammates' commands cannot be sandboxed: ${kind.why}; or, to run them unconfined, set "sandbox": "preferred" in the settings of config.json`,
-    );
-  }
-  const confined = kind.kind === 'bwrap' && mode !== 'off';
-  if (confined) logger.info({ sandbox: text }, 'commands sandboxed');
-  else logger.warn({ sandbox: text }, `WARNING: teammates' commands are NOT sandboxed: ${text}`);
-  return { description: text, confined, kind };
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {
