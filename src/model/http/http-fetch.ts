@@ -46,20 +46,20 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     return { module, agent: new module.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, ...(ca ? { ca } : {}) }) };
   };
   const fetch: HttpFetch = async (input, init = {}) => {
-    const protocol = protocolOf(input);
-    const transport = protocol ? await (transports[protocol] ??= load(protocol)) : null;
+    let url: URL;
+    let body: Buffer | null;
+    try {
+      url = new URL(urlOf(input));
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`only http: and https: URLs are fetched, not ${url.protocol}`);
+      body = bodyBytes(init.body);
+    } catch (error) {
+      throw new TypeError('fetch failed', { cause: error });
+    }
+    const protocol = url.protocol;
+    const transport = await (transports[protocol] ??= load(protocol));
     return new Promise<HttpResponse>((resolve, reject) => {
       const signal = init.signal ?? null;
       if (signal?.aborted) return reject(abortReason(signal));
-      let url: URL;
-      let body: Buffer | null;
-      try {
-        url = new URL(urlOf(input));
-        if (!transport) throw new TypeError(`only http: and https: URLs are fetched, not ${url.protocol}`);
-        body = bodyBytes(init.body);
-      } catch (error) {
-        return reject(new TypeError('fetch failed', { cause: error }));
-      }
       const method = (init.method ?? 'GET').toUpperCase();
       const headers = requestHeaders(new HttpHeaders(init.headers), method, body);
       let aborted: Error | null = null;
@@ -111,15 +111,6 @@ interface Transport {
 
 function urlOf(input: string | URL | { readonly url: string }): string {
   return typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-}
-
-function protocolOf(input: string | URL | { readonly url: string }): 'http:' | 'https:' | null {
-  try {
-    const protocol = new URL(urlOf(input)).protocol;
-    return protocol === 'http:' || protocol === 'https:' ? protocol : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The signal's reason, as fetch rejects with it; one that is not an Error becomes fetch's AbortError. */
