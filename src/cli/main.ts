@@ -5,6 +5,7 @@ import { PACKAGE_JSON } from './locations.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import type { Io } from './output.js';
 import { withCommonOptions } from './commands/common.js';
+import { COMMAND_NAMES, isCommandName, type CommandName } from './command-names.js';
 
 function packageVersion(): string {
   const raw: unknown = JSON.parse(fs.readFileSync(PACKAGE_JSON, 'utf8'));
@@ -33,7 +34,7 @@ type CommandFactory = (io: Io) => Command;
  * Every command, loaded only when used: `teamd task list` reads the board without loading the
  * daemon, the watch screen or the demo (docs/architecture.md, "Start-up").
  */
-const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
+const COMMANDS: Readonly<Record<CommandName, () => Promise<CommandFactory>>> = {
   start: async () => (await import('./commands/daemon.js')).startCommand,
   stop: async () => (await import('./commands/daemon.js')).stopCommand,
   spawn: async () => (await import('./commands/team.js')).spawnCommand,
@@ -67,16 +68,16 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
 };
 
 /** The command a command line names, when it names one: only that one is loaded. */
-function namedCommand(argv: readonly string[]): string | null {
+function namedCommand(argv: readonly string[]): CommandName | null {
   const first = argv[0];
-  return first !== undefined && Object.hasOwn(COMMANDS, first) ? first : null;
+  return isCommandName(first) ? first : null;
 }
 
 /** The program with the named commands (all of them when none is named: help, a typo, no arguments). */
 export async function buildProgram(io: Io, argv: readonly string[] = []): Promise<Command> {
   const named = namedCommand(argv);
-  const names = named === null ? Object.keys(COMMANDS) : [named];
-  const factories = await Promise.all(names.map((name) => COMMANDS[name]!()));
+  const names: readonly CommandName[] = named === null ? COMMAND_NAMES : [named];
+  const factories = await Promise.all(names.map((name) => COMMANDS[name]()));
   const program = new Command('teamd')
     .description('runs a team of autonomous LLM coding agents on this machine, coordinating through files in a state folder')
     .version(packageVersion(), '-V, --version')

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { lazyBuiltin } from '../../lazy-builtin.js';
 
 /**
  * NODE_EXTRA_CA_CERTS, moved aside for a teammate. Node 20 reads and parses that file at every
@@ -37,7 +38,7 @@ export function takeDeferredCa(env: NodeJS.ProcessEnv): string | null {
  */
 export async function trustedWithExtra(file: string, warn: (message: string) => void): Promise<string[] | undefined> {
   // Loaded here, by the first TLS connection: an offline teammate never loads TLS at all.
-  const tls = (await import('node:tls')).default;
+  const tls = lazyBuiltin.tls();
   try {
     return [...tls.rootCertificates, fs.readFileSync(file, 'utf8')];
   } catch (error) {

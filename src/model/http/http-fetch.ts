@@ -3,6 +3,7 @@ import type https from 'node:https';
 import { HttpHeaders, type HttpHeadersInit } from './http-headers.js';
 import { HttpResponse } from './http-response.js';
 import { trustedWithExtra } from './extra-ca.js';
+import { lazyBuiltin } from '../../lazy-builtin.js';
 
 export interface HttpRequestInit {
   readonly method?: string;
@@ -41,7 +42,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   // loads TLS, and one that never works loads neither (~3 MiB).
   const transports: { 'http:'?: Promise<Transport>; 'https:'?: Promise<Transport> } = {};
   const load = async (protocol: 'http:' | 'https:'): Promise<Transport> => {
-    const module: typeof http | typeof https = protocol === 'https:' ? (await import('node:https')).default : (await import('node:http')).default;
+    const module: typeof http | typeof https = protocol === 'https:' ? lazyBuiltin.https() : lazyBuiltin.http();
     const ca = protocol === 'https:' && options.extraCaFile ? await trustedWithExtra(options.extraCaFile, options.warn ?? (() => {})) : undefined;
     return { module, agent: new module.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, ...(ca ? { ca } : {}) }) };
   };

@@ -1,0 +1,130 @@
+import fs from 'node:fs';
+import Module from 'node:module';
+import path from 'node:path';
+import vm from 'node:vm';
+
+/** How long after start a process whose cache was missing or refused writes a new one (or at exit, if sooner). */
+export const SAVE_AFTER_MS = 3_000;
+
+export interface CachedRunOptions {
+  /** The CommonJS bundle to run, as Node would run it as a main module. */
+  readonly bundle: string;
+  /**
+   * What this run does, part of the cache's name: the CLI's command (`task`, `status`), or
+   * `teammate`. Each keeps the code it ran, so `teamd status` does not start from `teamd start`'s
+   * cache. Letters, digits and dashes; anything else shares `other`.
+   */
+  readonly role: string;
+  /** The module that loads the bundle (the start file's own `module`): its parent in require's tree. */
+  readonly parent?: NodeJS.Module;
+}
+
+export interface CachedRun {
+  /** The cache file for this bundle, role, Node version and V8 flags. */
+  readonly cacheFile: string;
+  /** The cache was missing or V8 refused it: this run will write a new one. */
+  readonly stale: boolean;
+}
+
+/**
+ * Runs a bundle with V8's code cache: the bytecode a previous run of the same role compiled, so
+ * this one does not parse and compile it again (a teammate is ready ~60 ms sooner, a CLI command
+ * ~30 ms; docs/architecture.md, "Start-up"). Node 20 has no such cache of its own for our code.
+ *
+ * The cache is a file beside the bundle (`.cache/`), named by everything that makes it invalid:
+ * the bundle's size and time, Node's version, the V8 flags, the role. V8 checks it again and
+ * refuses one that does not fit (another V8, flags, source length, a torn or foreign file); a
+ * refused or missing cache only means compiling as without one, and a new one written — whole,
+ * through a temporary file and a rename — once the run has compiled what it uses. A folder we
+ * cannot write leaves the run uncached, never failed.
+ */
+export function runCached(options: CachedRunOptions): CachedRun {
+  const bundle = path.resolve(options.bundle);
+  const stat = fs.statSync(bundle);
+  const cacheFile = path.join(path.dirname(bundle), '.cache', `${path.basename(bundle)}-${roleName(options.role)}-${cacheKey(stat)}.bin`);
+  let cachedData: Buffer | undefined = readIfThere(cacheFile);
+  const script = new vm.Script(Module.wrap(fs.readFileSync(bundle, 'utf8')), {
+    filename: bundle,
+    ...(cachedData ? { cachedData } : {}),
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const missing = cachedData === undefined;
+  const stale = missing || script.cachedDataRejected === true;
+  // Not kept: the buffer is garbage once V8 has read it.
+  cachedData = undefined;
+  if (stale) saveLater(script, cacheFile, missing);
+  const main = new Module(bundle, options.parent);
+  main.filename = bundle;
+  const wrapper = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: NodeJS.Module, filename: string, dirname: string) => void;
+  wrapper.call(main.exports, main.exports, Module.createRequire(bundle), main, bundle, path.dirname(bundle));
+  return { cacheFile, stale };
+}
+
+/**
+ * Once, SAVE_AFTER_MS after start or at exit, whichever comes first; never what keeps the process
+ * alive. A cache that was missing and has appeared since (100 teammates started at once after a
+ * build) is left to whoever wrote it.
+ */
+function saveLater(script: vm.Script, cacheFile: string, missing: boolean): void {
+  let saved = false;
+  const save = (): void => {
+    if (saved) return;
+    saved = true;
+    clearTimeout(timer);
+    process.off('exit', save);
+    if (missing && fs.existsSync(cacheFile)) return;
+    writeWhole(cacheFile, script.createCachedData());
+  };
+  const timer = setTimeout(save, SAVE_AFTER_MS);
+  timer.unref();
+  process.on('exit', save);
+}
+
+function writeWhole(file: string, data: Buffer): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(temp, data);
+    fs.renameSync(temp, file);
+  } catch {
+    // A read-only installation or a full disk: the next run compiles as this one did.
+    try {
+      fs.rmSync(temp, { force: true });
+    } catch {
+      // nothing more to undo
+    }
+  }
+}
+
+function readIfThere(file: string): Buffer | undefined {
+  try {
+    return fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function roleName(role: string): string {
+  return /^[a-z0-9][a-z0-9-]{0,31}$/.test(role) ? role : 'other';
+}
+
+/** FNV-1a of what makes a cache invalid (loading crypto would cost a start more than hashing saves). */
+function cacheKey(stat: fs.Stats): string {
+  // V8 itself checks only the source's length: a bundle rebuilt to the same length must not match.
+  const text = [
+    process.version,
+    process.arch,
+    stat.size,
+    stat.mtimeMs,
+    stat.ctimeMs,
+    stat.ino,
+    process.execArgv.join(' '),
+    process.env.NODE_OPTIONS ?? '',
+  ].join('\n');
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}

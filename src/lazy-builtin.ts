@@ -1,0 +1,14 @@
+import { createRequire } from 'node:module';
+
+const nodeRequire = createRequire(import.meta.url);
+
+/**
+ * Node modules a process loads only when it first needs them (an offline teammate never loads
+ * TLS). Loaded with require, not import(): the bundles run as scripts through node:vm for V8's
+ * code cache, and Node 20 gives such a script no dynamic import (src/boot/code-cache.ts).
+ */
+export const lazyBuiltin = {
+  tls: (): typeof import('node:tls') => nodeRequire('node:tls') as typeof import('node:tls'),
+  http: (): typeof import('node:http') => nodeRequire('node:http') as typeof import('node:http'),
+  https: (): typeof import('node:https') => nodeRequire('node:https') as typeof import('node:https'),
+};

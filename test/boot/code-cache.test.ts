@@ -1,0 +1,139 @@
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, TEAMD_BIN } from '../helpers/processes.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { waitFor } from '../helpers/wait.js';
+
+const CODE_CACHE = path.join(REPO_ROOT, 'dist/src/boot/code-cache.js');
+
+interface Run {
+  readonly stale: boolean;
+  readonly cacheFile: string;
+  readonly said: string;
+}
+
+/** A bundle that says something later, uses require, and knows its own file name. */
+function writeBundle(dir: string, word: string): string {
+  const bundle = path.join(dir, 'bundle.cjs');
+  fs.writeFileSync(
+    bundle,
+    `const os = require('node:os');
+function greet(name) { return '${word} ' + name; }
+setImmediate(() => { process.stdout.write(JSON.stringify({ said: greet(require('node:path').basename(__filename)) + ' ' + typeof os.cpus }) + '\\n'); });
+`,
+  );
+  return bundle;
+}
+
+/** Runs the bundle through runCached in a fresh Node (with the given V8 flags), as the start files do. */
+function run(bundle: string, flags: readonly string[] = []): Run {
+  const script = `import { runCached } from ${JSON.stringify(CODE_CACHE)};
+const run = runCached({ bundle: ${JSON.stringify(bundle)}, role: 'test' });
+process.stdout.write(JSON.stringify(run) + '\\n');`;
+  const out = execFileSync(process.execPath, [...flags, '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const [first, second] = out
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { stale: first!.stale as boolean, cacheFile: first!.cacheFile as string, said: second!.said as string };
+}
+
+describe('the code cache', () => {
+  it('is written by the first run and used by the next, which says the same', () => {
+    const dir = makeTempDir();
+    const bundle = writeBundle(dir, 'hello');
+    const first = run(bundle);
+    expect(first).toMatchObject({ stale: true, said: 'hello bundle.cjs function' });
+    expect(path.dirname(first.cacheFile)).toBe(path.join(dir, '.cache'));
+    expect(fs.statSync(first.cacheFile).size).toBeGreaterThan(0);
+    const second = run(bundle);
+    expect(second).toEqual({ ...first, stale: false });
+    // Nothing left behind but the cache.
+    expect(fs.readdirSync(path.join(dir, '.cache'))).toEqual([path.basename(first.cacheFile)]);
+  });
+
+  it('refuses a cache of garbage or a torn one, runs as without, and writes a good one', () => {
+    const dir = makeTempDir();
+    const bundle = writeBundle(dir, 'hello');
+    const { cacheFile } = run(bundle);
+    const good = fs.readFileSync(cacheFile);
+    for (const bad of [Buffer.from('not a code cache at all, '.repeat(100)), good.subarray(0, Math.floor(good.length / 2)), Buffer.alloc(0)]) {
+      fs.writeFileSync(cacheFile, bad);
+      expect(run(bundle)).toMatchObject({ stale: true, said: 'hello bundle.cjs function' });
+      expect(run(bundle).stale).toBe(false);
+    }
+  });
+
+  it('is not the old code once the bundle changes, even to the same length and time', () => {
+    const dir = makeTempDir();
+    const bundle = writeBundle(dir, 'hello');
+    const before = run(bundle);
+    run(bundle);
+    const { atime, mtime } = fs.statSync(bundle);
+    writeBundle(dir, 'howdy');
+    fs.utimesSync(bundle, atime, mtime);
+    const after = run(bundle);
+    expect(after).toMatchObject({ stale: true, said: 'howdy bundle.cjs function' });
+    expect(after.cacheFile).not.toBe(before.cacheFile);
+  });
+
+  it('keeps one cache per set of V8 flags instead of one flag set refusing the other', () => {
+    const dir = makeTempDir();
+    const bundle = writeBundle(dir, 'hello');
+    const plain = run(bundle);
+    const flagged = run(bundle, ['--max-semi-space-size=1']);
+    expect(flagged.stale).toBe(true);
+    expect(flagged.cacheFile).not.toBe(plain.cacheFile);
+    expect(run(bundle).stale).toBe(false);
+    expect(run(bundle, ['--max-semi-space-size=1']).stale).toBe(false);
+  });
+
+  it('runs uncached, without a word, where the cache cannot be written', () => {
+    const dir = makeTempDir();
+    const bundle = writeBundle(dir, 'hello');
+    // A file where the cache folder would be: nothing can be written under it, even by root.
+    fs.writeFileSync(path.join(dir, '.cache'), 'in the way');
+    expect(run(bundle)).toMatchObject({ stale: true, said: 'hello bundle.cjs function' });
+    expect(run(bundle)).toMatchObject({ stale: true, said: 'hello bundle.cjs function' });
+    expect(fs.readFileSync(path.join(dir, '.cache'), 'utf8')).toBe('in the way');
+  });
+
+  it('is written by a process that keeps running, and does not keep one running', async () => {
+    const dir = makeTempDir();
+    const bundle = path.join(dir, 'bundle.cjs');
+    fs.writeFileSync(bundle, `setInterval(() => {}, 60_000);\n`);
+    const script = `import { runCached } from ${JSON.stringify(CODE_CACHE)}; runCached({ bundle: ${JSON.stringify(bundle)}, role: 'long' });`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+    try {
+      const cache = await waitFor(
+        () => (fs.existsSync(path.join(dir, '.cache')) ? fs.readdirSync(path.join(dir, '.cache')).find((f) => f.endsWith('.bin')) : undefined),
+        'the cache file',
+      );
+      expect(cache).toMatch(/^bundle\.cjs-long-[0-9a-f]{8}\.bin$/);
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill();
+    }
+    // A bundle that ends by itself ends its process at once: the wait for the save is unref'd.
+    fs.writeFileSync(bundle, `process.stdout.write('done');\n`);
+    const started = spawn(process.execPath, ['--input-type=module', '-e', script.replace("'long'", "'short'")], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const code = await new Promise<number | null>((resolve) => started.on('exit', resolve));
+    expect(code).toBe(0);
+    expect(fs.readdirSync(path.join(dir, '.cache')).some((f) => f.startsWith('bundle.cjs-short-'))).toBe(true);
+  });
+
+  it('gives the CLI one cache per command, and a command line naming none shares one', () => {
+    const dir = makeTempDir();
+    const cacheDir = path.join(REPO_ROOT, 'dist/bundle/.cache');
+    const state = path.join(dir, '.team');
+    execFileSync(process.execPath, [TEAMD_BIN, 'task', 'add', 'cached', '--dir', state], { encoding: 'utf8' });
+    expect(execFileSync(process.execPath, [TEAMD_BIN, 'task', 'list', '--dir', state], { encoding: 'utf8' })).toContain('cached');
+    execFileSync(process.execPath, [TEAMD_BIN, '--version'], { encoding: 'utf8' });
+    const files = fs.readdirSync(cacheDir);
+    expect(files.some((f) => /^entry\.cjs-task-[0-9a-f]{8}\.bin$/.test(f))).toBe(true);
+    expect(files.some((f) => /^entry\.cjs-other-[0-9a-f]{8}\.bin$/.test(f))).toBe(true);
+    expect(files.every((f) => /^(entry|teammate)\.cjs-[a-z0-9-]+-[0-9a-f]{8}\.bin(\.\d+\.tmp)?$/.test(f))).toBe(true);
+  });
+});
