@@ -30,26 +30,23 @@ processDaemonLink(process).onDisconnect(() => {
   }
 });
 
-// No top-level await: this is bundled as CommonJS (src/boot/code-cache.ts).
-void (async () => {
-  try {
-    const { end, logger, unconfinedStarted } = await runWorker({
-      argv: process.argv.slice(2),
-      proc: process,
-      onLogger: (logger) => routeConsoleWarnings(console, logger),
-      extraCaFile,
-    });
-    mayHaveLeftovers = unconfinedStarted > 0;
-    logger.info({ end }, 'teammate exiting');
-    process.exitCode = 0;
-  } catch (error) {
-    process.stderr.write(`teammate failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  } finally {
-    // The IPC channel keeps the event loop alive: close it so the process really ends.
-    if (process.connected) {
-      closingChannel = true;
-      process.disconnect();
-    }
+try {
+  const { end, logger, unconfinedStarted } = await runWorker({
+    argv: process.argv.slice(2),
+    proc: process,
+    onLogger: (logger) => routeConsoleWarnings(console, logger),
+    extraCaFile,
+  });
+  mayHaveLeftovers = unconfinedStarted > 0;
+  logger.info({ end }, 'teammate exiting');
+  process.exitCode = 0;
+} catch (error) {
+  process.stderr.write(`teammate failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+} finally {
+  // The IPC channel keeps the event loop alive: close it so the process really ends.
+  if (process.connected) {
+    closingChannel = true;
+    process.disconnect();
   }
-})();
+}

@@ -10,9 +10,9 @@ export interface CachedRunOptions {
   /** The CommonJS bundle to run, as Node would run it as a main module. */
   readonly bundle: string;
   /**
-   * What this run does, part of the cache's name: the CLI's command (`task`, `status`), or
-   * `teammate`. Each keeps the code it ran, so `teamd status` does not start from `teamd start`'s
-   * cache. Letters, digits and dashes; anything else shares `other`.
+   * What this run does, part of the cache's name: the CLI's command (`task`, `status`). Each
+   * keeps the code it ran, so `teamd status` does not start from `teamd start`'s cache.
+   * Lowercase letters, digits and dashes; anything else shares `other`.
    */
   readonly role: string;
   /** The module that loads the bundle (the start file's own `module`): its parent in require's tree. */
@@ -28,8 +28,8 @@ export interface CachedRun {
 
 /**
  * Runs a bundle with V8's code cache: the bytecode a previous run of the same role compiled, so
- * this one does not parse and compile it again (a teammate is ready ~60 ms sooner, a CLI command
- * ~30 ms; docs/architecture.md, "Start-up"). Node 20 has no such cache of its own for our code.
+ * this one does not parse and compile it again (a CLI command ends ~40 ms sooner;
+ * docs/architecture.md, "Code cache"). Node 20 has no such cache of its own for our code.
  *
  * The cache is a file beside the bundle (`.cache/`), named by everything that makes it invalid:
  * the bundle's size and time, Node's version, the V8 flags, the role. V8 checks it again and

@@ -24,5 +24,5 @@ function packageRoot(): string {
 export const PACKAGE_ROOT = packageRoot();
 export const PACKAGE_JSON = path.join(PACKAGE_ROOT, 'package.json');
 export const TEAMD_BIN = path.join(PACKAGE_ROOT, 'bin', 'teamd');
-/** The teammate's entry: its bundle (one file: a teammate starts without resolving hundreds of modules) with V8's code cache. */
-export const DEFAULT_WORKER_SCRIPT = path.join(PACKAGE_ROOT, 'dist', 'bundle', 'teammate-start.cjs');
+/** The teammate's entry, bundled (one file and a few chunks: a teammate starts without resolving hundreds of modules). */
+export const DEFAULT_WORKER_SCRIPT = path.join(PACKAGE_ROOT, 'dist', 'bundle', 'teammate.js');

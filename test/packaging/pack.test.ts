@@ -16,16 +16,16 @@ describe('the packed package', () => {
     expect(files).toContain('bin/teamd');
     expect(files).toContain('LICENSE');
     // What bin/teamd and the daemon run: the bundle (docs/architecture.md, "Start-up").
-    for (const file of ['bin/package.json', 'dist/bundle/cli-start.cjs', 'dist/bundle/entry.cjs', 'dist/bundle/teammate-start.cjs', 'dist/bundle/teammate.cjs'])
-      expect(files).toContain(file);
+    for (const file of ['bin/package.json', 'dist/bundle/cli-start.cjs', 'dist/bundle/entry.cjs', 'dist/bundle/teammate.js']) expect(files).toContain(file);
     // V8's code caches are this machine's, written as teamd runs: never shipped.
     expect(files.filter((f) => f.includes('.cache'))).toEqual([]);
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('dist/bench/'))).toBe(false);
     // No source map pointing at sources that are not shipped; what the bundle imports is shipped too.
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
-    for (const file of files.filter((f) => f.startsWith('dist/bundle/') && f.endsWith('.cjs'))) {
+    for (const file of files.filter((f) => f.startsWith('dist/bundle/') && (f.endsWith('.js') || f.endsWith('.cjs')))) {
       const text = fs.readFileSync(path.join(REPO_ROOT, file), 'utf8');
-      for (const [, target] of text.matchAll(/require\("(\.{1,2}\/[^"]+)"\)/g)) expect(files).toContain(path.posix.join(path.posix.dirname(file), target!));
+      for (const [, target] of text.matchAll(/(?:from\s*|require\()"(\.{1,2}\/[^"]+)"/g))
+        expect(files).toContain(path.posix.join(path.posix.dirname(file), target!));
     }
     expect(fs.readFileSync(path.join(REPO_ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
     const app = makeTempDir('teamd-install-');
