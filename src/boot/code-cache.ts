@@ -62,8 +62,8 @@ export function runCached(options: CachedRunOptions): CachedRun {
 
 /**
  * Once, SAVE_AFTER_MS after start or at exit, whichever comes first; never what keeps the process
- * alive. A cache that was missing and has appeared since (100 teammates started at once after a
- * build) is left to whoever wrote it.
+ * alive. A cache that was missing and has appeared since (commands run at once after a build) is
+ * left to whoever wrote it.
  */
 function saveLater(script: vm.Script, cacheFile: string, missing: boolean): void {
   let saved = false;
@@ -72,8 +72,12 @@ function saveLater(script: vm.Script, cacheFile: string, missing: boolean): void
     saved = true;
     clearTimeout(timer);
     process.off('exit', save);
-    if (missing && fs.existsSync(cacheFile)) return;
-    writeWhole(cacheFile, script.createCachedData());
+    try {
+      if (missing && fs.existsSync(cacheFile)) return;
+      writeWhole(cacheFile, script.createCachedData());
+    } catch {
+      // Never a reason for the command to fail or change its exit: the next run compiles anew.
+    }
   };
   const timer = setTimeout(save, SAVE_AFTER_MS);
   timer.unref();

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -122,6 +122,15 @@ describe('the code cache', () => {
     const code = await new Promise<number | null>((resolve) => started.on('exit', resolve));
     expect(code).toBe(0);
     expect(fs.readdirSync(path.join(dir, '.cache')).some((f) => f.startsWith('bundle.cjs-short-'))).toBe(true);
+  });
+
+  it('says how to build teamd when bin/teamd runs from a checkout that was never built', () => {
+    const dir = makeTempDir();
+    fs.mkdirSync(path.join(dir, 'bin'));
+    for (const file of ['teamd', 'package.json']) fs.copyFileSync(path.join(REPO_ROOT, 'bin', file), path.join(dir, 'bin', file));
+    const result = spawnSync(process.execPath, [path.join(dir, 'bin/teamd'), 'status'], { encoding: 'utf8' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe('teamd: not built yet: run `npm install` (or `npm run build`) in the teamd checkout first\n');
   });
 
   it('gives the CLI one cache per command, and a command line naming none shares one', () => {
