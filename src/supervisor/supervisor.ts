@@ -1,14 +1,15 @@
-import type { ChildProcess } from 'node:child_process';
 import { TeamdError } from '../errors.js';
 import { LEAD, LEAD_ROLE, type Member, type MemberStatus } from '../roster/roster.js';
 import type { Doorbell } from '../watch/doorbell.js';
 import type { WorkerMessage } from './ipc-protocol.js';
-import { cleanUpAfterTeam, cleanUpAfterTeammate } from './clean-up.js';
+import { cleanUpAfterTeam } from './clean-up.js';
 import { checkModelFor, writeBudget } from './member-settings.js';
 import { workerEnvFor } from './worker-env.js';
 import { MemberWork } from './member-work.js';
 import { forkMember, sendToMember } from './member-process.js';
-import { decideRestart, DEFAULT_RESTART_POLICY, describeExit, FRESH_HISTORY, type RestartHistory, type RestartPolicy } from './restart-policy.js';
+import { DEFAULT_RESTART_POLICY, type RestartPolicy } from './restart-policy.js';
+import { MemberExits } from './member-exits.js';
+import { newSlot, type MemberSlot } from './member-slot.js';
 import { DEFAULT_LADDER, settlesWithin, stopChild, type LadderTimings, type StopRung } from './stop-ladder.js';
 import { WakeScheduler } from './wake-scheduler.js';
 import { WorkHandout } from './work-handout.js';
@@ -16,18 +17,6 @@ import { reconcileWorktrees } from '../worktree/reconcile.js';
 import type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
 
 export type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
-
-interface Slot {
-  child: ChildProcess | null;
-  startedAt: number;
-  history: RestartHistory;
-  restartTimer: NodeJS.Timeout | null;
-  /** Set when the exit was asked for or announced: not a crash. */
-  expected: MemberStatus | null;
-  /** Why it announced it cannot work (the model refused it). */
-  problem: string | null;
-  exited: Promise<void>;
-}
 
 const RUNNING: readonly MemberStatus[] = ['starting', 'working', 'waiting-plan', 'waiting-permission', 'idle', 'stopping', 'crashed'];
 
@@ -37,7 +26,7 @@ const RUNNING: readonly MemberStatus[] = ['starting', 'working', 'waiting-plan',
  * It is not in the data path: teammates talk only through the board and the inboxes.
  */
 export class Supervisor {
-  private readonly slots = new Map<string, Slot>();
+  private readonly slots = new Map<string, MemberSlot>();
   private readonly policy: RestartPolicy;
   private readonly ladder: LadderTimings;
   private readonly now: () => number;
@@ -52,12 +41,25 @@ export class Supervisor {
   private readonly handout: WorkHandout;
 
   private readonly work: MemberWork;
+  private readonly exits: MemberExits;
 
   constructor(private readonly deps: SupervisorDeps) {
     this.work = new MemberWork(deps);
     this.policy = deps.restartPolicy ?? DEFAULT_RESTART_POLICY;
     this.ladder = deps.ladder ?? DEFAULT_LADDER;
     this.now = deps.now ?? Date.now;
+    this.exits = new MemberExits({
+      paths: deps.paths,
+      logger: deps.logger,
+      roster: deps.roster,
+      mailbox: deps.mailbox,
+      work: this.work,
+      policy: this.policy,
+      now: this.now,
+      stopping: () => this.stopping,
+      lookAgain: () => this.wakes.schedule(),
+      relaunch: (name) => this.launch(name),
+    });
     this.handout = new WorkHandout({
       roster: deps.roster,
       board: deps.board,
@@ -129,7 +131,7 @@ export class Supervisor {
       },
       { mustPersist: true },
     );
-    this.slots.set(spec.name, this.newSlot());
+    this.slots.set(spec.name, newSlot());
     this.launch(spec.name);
     // Reachable from every host before the spawn is answered: a message sent right after it is not refused.
     await this.deps.directory?.published();
@@ -208,12 +210,8 @@ export class Supervisor {
     return pids;
   }
 
-  private newSlot(): Slot {
-    return { child: null, startedAt: 0, history: FRESH_HISTORY, restartTimer: null, expected: null, problem: null, exited: Promise.resolve() };
-  }
-
   private launch(name: string): void {
-    const slot = this.slots.get(name) ?? this.newSlot();
+    const slot = this.slots.get(name) ?? newSlot();
     this.slots.set(name, slot);
     const logger = this.deps.logger.child({ teammate: name });
     let markExited: () => void = () => {};
@@ -235,7 +233,7 @@ export class Supervisor {
     logger.info({ teammatePid: child.pid }, 'teammate started');
   }
 
-  private onMessage(name: string, slot: Slot, message: WorkerMessage): void {
+  private onMessage(name: string, slot: MemberSlot, message: WorkerMessage): void {
     switch (message.type) {
       case 'ready':
         this.deps.roster.patchMember(name, { status: 'idle' });
@@ -270,74 +268,9 @@ export class Supervisor {
     }
   }
 
-  private async onExit(name: string, slot: Slot, code: number | null, signal: NodeJS.Signals | null, pid: number | undefined): Promise<void> {
+  private async onExit(name: string, slot: MemberSlot, code: number | null, signal: NodeJS.Signals | null, pid: number | undefined): Promise<void> {
     slot.child = null;
     this.handout.gone(name);
-    const logger = this.deps.logger.child({ teammate: name });
-    // While the whole team stops, one sweep after the last exit (stopAll) instead of one per teammate.
-    if (!this.stopping) cleanUpAfterTeammate(this.deps.paths, pid, logger);
-    const exit = { code, signal, expected: slot.expected !== null, startedAt: slot.startedAt, exitedAt: this.now() };
-    // An exit nobody asked for (a crash, a kill) is an error; a shutdown, a sleep or a stop is not.
-    const line = { code, signal, expected: slot.expected, teammatePid: pid };
-    if (slot.expected === null && !this.stopping && (signal !== null || code !== 0)) logger.error(line, 'teammate exited unexpectedly');
-    else logger.info(line, 'teammate exited');
-    if (this.stopping) {
-      // Left for the next start: its task stays in progress and is resumed then.
-      this.deps.roster.patchMember(name, { status: 'asleep', pid: null });
-      return;
-    }
-    const decision = decideRestart(slot.history, exit, this.policy);
-    slot.history = decision.history;
-    switch (decision.action) {
-      case 'none': {
-        const status = slot.expected ?? 'asleep';
-        // Tasks first, status last: whoever sees the new status also sees the board settled.
-        if (status === 'shutdown' || status === 'errored' || status === 'budget') await this.work.releaseTasksOf(name, `${name} ${status}`);
-        this.deps.roster.patchMember(name, {
-          status,
-          pid: null,
-          task: null,
-          lastExit: describeExit(exit),
-          problem: status === 'errored' || status === 'budget' ? slot.problem : null,
-          retryAt: null,
-        });
-        this.wakes.schedule();
-        return;
-      }
-      case 'restart': {
-        const member = this.deps.roster.member(name);
-        await this.notifyLead(
-          name,
-          'teammate_crashed',
-          `${name} crashed (${describeExit(exit)}); restarting in ${decision.afterMs} ms. Its task stays with it and is resumed.`,
-        );
-        this.deps.roster.patchMember(name, { status: 'crashed', pid: null, restarts: (member?.restarts ?? 0) + 1, lastExit: describeExit(exit) });
-        slot.restartTimer = setTimeout(() => {
-          slot.restartTimer = null;
-          if (!this.stopping) this.launch(name);
-        }, decision.afterMs);
-        return;
-      }
-      case 'give-up': {
-        const released = await this.work.releaseTasksOf(name, `${name} errored`);
-        // Notice before status: whoever sees "errored" finds the lead already told.
-        await this.notifyLead(
-          name,
-          'teammate_crashed',
-          `${name} ${decision.reason}; it is marked errored and will not be restarted.${released.length ? ` Task(s) ${released.join(', ')} went back to the board.` : ''} See: teamd logs ${name}`,
-        );
-        this.deps.roster.patchMember(name, { status: 'errored', pid: null, lastExit: describeExit(exit) });
-        this.wakes.schedule();
-        return;
-      }
-    }
-  }
-
-  private async notifyLead(name: string, type: 'teammate_crashed', content: string): Promise<void> {
-    try {
-      await this.deps.mailbox.send({ from: name, to: LEAD, type, content });
-    } catch (error) {
-      this.deps.logger.warn({ err: error }, 'could not notify the lead');
-    }
+    await this.exits.handle(name, slot, code, signal, pid);
   }
 }
