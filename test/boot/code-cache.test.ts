@@ -90,6 +90,25 @@ describe('the code cache', () => {
     expect(run(bundle, ['--max-semi-space-size=1']).stale).toBe(false);
   });
 
+  it('leaves one whole cache and no temporary files when many first runs race to write it', async () => {
+    const dir = makeTempDir();
+    const bundle = writeBundle(dir, 'hello');
+    // The same command line each time: with -e, Node counts the code among its flags (execArgv).
+    const script = `import { runCached } from ${JSON.stringify(CODE_CACHE)}; const run = runCached({ bundle: ${JSON.stringify(bundle)}, role: 'race' }); process.stdout.write(run.stale + '\\n');`;
+    const runOnce = (): Promise<{ code: number | null; out: string }> => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      return new Promise((resolve) => child.on('close', (code) => resolve({ code, out })));
+    };
+    for (const result of await Promise.all(Array.from({ length: 8 }, runOnce))) {
+      expect(result.code).toBe(0);
+      expect(result.out).toMatch(/^(true|false)\n\{"said":"hello bundle\.cjs function"\}\n$/);
+    }
+    expect(fs.readdirSync(path.join(dir, '.cache'))).toEqual([expect.stringMatching(/^bundle\.cjs-race-[0-9a-f]{8}\.bin$/)]);
+    expect(await runOnce()).toEqual({ code: 0, out: 'false\n{"said":"hello bundle.cjs function"}\n' });
+  });
+
   it('runs uncached, without a word, where the cache cannot be written', () => {
     const dir = makeTempDir();
     const bundle = writeBundle(dir, 'hello');
