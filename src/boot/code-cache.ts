@@ -46,6 +46,8 @@ export function runCached(options: CachedRunOptions): CachedRun {
   const script = new vm.Script(Module.wrap(fs.readFileSync(bundle, 'utf8')), {
     filename: bundle,
     ...(cachedData ? { cachedData } : {}),
+    // A net only: the bundles load late with require (src/lazy-builtin.ts). Node 20 answers an
+    // import() here from a CommonJS start file, with an experimental-feature warning.
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const missing = cachedData === undefined;
