@@ -4,8 +4,8 @@ const nodeRequire = createRequire(import.meta.url);
 
 /**
  * Node modules a process loads only when it first needs them (an offline teammate never loads
- * TLS). Loaded with require, not import(): the bundles run as scripts through node:vm for V8's
- * code cache, and Node 20 gives such a script no dynamic import (src/boot/code-cache.ts).
+ * TLS). Loaded with require, not import(): the CLI's bundle runs as a script through node:vm for
+ * V8's code cache, and Node 20 gives such a script no dynamic import (src/boot/code-cache.ts).
  */
 export const lazyBuiltin = {
   tls: (): typeof import('node:tls') => nodeRequire('node:tls') as typeof import('node:tls'),

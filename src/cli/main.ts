@@ -1,16 +1,10 @@
-import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { TeamdError } from '../errors.js';
-import { PACKAGE_JSON } from './locations.js';
+import { PACKAGE_VERSION } from './locations.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import type { Io } from './output.js';
 import { withCommonOptions } from './commands/common.js';
 import { COMMAND_NAMES, isCommandName, type CommandName } from './command-names.js';
-
-function packageVersion(): string {
-  const raw: unknown = JSON.parse(fs.readFileSync(PACKAGE_JSON, 'utf8'));
-  return typeof raw === 'object' && raw !== null && 'version' in raw ? String(raw.version) : 'unknown';
-}
 
 function commandPath(command: Command): string {
   const names: string[] = [];
@@ -80,7 +74,7 @@ export async function buildProgram(io: Io, argv: readonly string[] = []): Promis
   const factories = await Promise.all(names.map((name) => COMMANDS[name]()));
   const program = new Command('teamd')
     .description('runs a team of autonomous LLM coding agents on this machine, coordinating through files in a state folder')
-    .version(packageVersion(), '-V, --version')
+    .version(PACKAGE_VERSION, '-V, --version')
     .showSuggestionAfterError()
     .addHelpText(
       'after',
