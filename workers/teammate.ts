@@ -30,23 +30,28 @@ processDaemonLink(process).onDisconnect(() => {
   }
 });
 
-try {
-  const { end, logger, unconfinedStarted } = await runWorker({
-    argv: process.argv.slice(2),
-    proc: process,
-    onLogger: (logger) => routeConsoleWarnings(console, logger),
-    extraCaFile,
-  });
-  mayHaveLeftovers = unconfinedStarted > 0;
-  logger.info({ end }, 'teammate exiting');
-  process.exitCode = 0;
-} catch (error) {
-  process.stderr.write(`teammate failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exitCode = 1;
-} finally {
-  // The IPC channel keeps the event loop alive: close it so the process really ends.
-  if (process.connected) {
-    closingChannel = true;
-    process.disconnect();
+// No top-level await: the bundle runs as CommonJS, with V8's code cache (src/boot/teammate-start.ts).
+async function main(): Promise<void> {
+  try {
+    const { end, logger, unconfinedStarted } = await runWorker({
+      argv: process.argv.slice(2),
+      proc: process,
+      onLogger: (logger) => routeConsoleWarnings(console, logger),
+      extraCaFile,
+    });
+    mayHaveLeftovers = unconfinedStarted > 0;
+    logger.info({ end }, 'teammate exiting');
+    process.exitCode = 0;
+  } catch (error) {
+    process.stderr.write(`teammate failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  } finally {
+    // The IPC channel keeps the event loop alive: close it so the process really ends.
+    if (process.connected) {
+      closingChannel = true;
+      process.disconnect();
+    }
   }
 }
+
+void main();

@@ -40,50 +40,96 @@ export interface CachedRun {
  */
 export function runCached(options: CachedRunOptions): CachedRun {
   const bundle = path.resolve(options.bundle);
-  const stat = fs.statSync(bundle);
-  const cacheFile = path.join(path.dirname(bundle), '.cache', `${path.basename(bundle)}-${roleName(options.role)}-${cacheKey(stat)}.bin`);
+  const compiled = compileCached(bundle, options.role);
+  if (compiled.stale) new CacheSaver().add(compiled);
+  const main = new Module(bundle, options.parent);
+  main.filename = bundle;
+  const wrapper = compiled.script.runInThisContext() as ModuleWrapper;
+  wrapper.call(main.exports, main.exports, Module.createRequire(bundle), main, bundle, path.dirname(bundle));
+  return { cacheFile: compiled.cacheFile, stale: compiled.stale };
+}
+
+/** What Module.wrap makes of a CommonJS file: called as Node calls a module. */
+export type ModuleWrapper = (exports: unknown, require: NodeJS.Require, module: NodeJS.Module, filename: string, dirname: string) => void;
+
+export interface CompiledFile {
+  readonly script: vm.Script;
+  /** The cache file for this file, role, Node version and V8 flags. */
+  readonly cacheFile: string;
+  /** The cache was missing or V8 refused it. */
+  readonly stale: boolean;
+  /** It was missing (not refused): one that appears meanwhile is another process's, left as it is. */
+  readonly missing: boolean;
+}
+
+/** Where a file's caches go: a folder, and the file's name there. */
+export interface CachePlace {
+  readonly dir: string;
+  readonly name: string;
+}
+
+/** The `.cache/` folder beside the file, under the file's own name. */
+export function besideFile(file: string): CachePlace {
+  return { dir: path.join(path.dirname(file), '.cache'), name: path.basename(file) };
+}
+
+/**
+ * Compiles one CommonJS file, wrapped as Node wraps a module, with the cache a previous run of the
+ * same role left (by default in the `.cache/` folder beside it).
+ */
+export function compileCached(file: string, role: string, place: CachePlace = besideFile(file)): CompiledFile {
+  const stat = fs.statSync(file);
+  const cacheFile = path.join(place.dir, `${place.name}-${roleName(role)}-${cacheKey(stat)}.bin`);
   let cachedData: Buffer | undefined = readIfThere(cacheFile);
-  const script = new vm.Script(Module.wrap(fs.readFileSync(bundle, 'utf8')), {
-    filename: bundle,
+  const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'utf8')), {
+    filename: file,
     ...(cachedData ? { cachedData } : {}),
     // A net only: the bundles load late with require (src/lazy-builtin.ts). Node 20 answers an
     // import() here from a CommonJS start file, with an experimental-feature warning.
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const missing = cachedData === undefined;
-  const stale = missing || script.cachedDataRejected === true;
   // Not kept: the buffer is garbage once V8 has read it.
   cachedData = undefined;
-  if (stale) saveLater(script, cacheFile, missing);
-  const main = new Module(bundle, options.parent);
-  main.filename = bundle;
-  const wrapper = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: NodeJS.Module, filename: string, dirname: string) => void;
-  wrapper.call(main.exports, main.exports, Module.createRequire(bundle), main, bundle, path.dirname(bundle));
-  return { cacheFile, stale };
+  return { script, cacheFile, stale: missing || script.cachedDataRejected === true, missing };
 }
 
 /**
- * Once, SAVE_AFTER_MS after start or at exit, whichever comes first; never what keeps the process
- * alive. A cache that was missing and has appeared since (commands run at once after a build) is
- * left to whoever wrote it.
+ * Writes the caches of stale files once they have compiled what they use: SAVE_AFTER_MS after the
+ * first of a batch was added, or at exit, whichever comes first; never what keeps the process
+ * alive. A file loaded later (a chunk loaded on first use) starts a batch of its own. A cache that
+ * was missing and has appeared since (processes started at once after a build) is left to whoever
+ * wrote it.
  */
-function saveLater(script: vm.Script, cacheFile: string, missing: boolean): void {
-  let saved = false;
-  const save = (): void => {
-    if (saved) return;
-    saved = true;
-    clearTimeout(timer);
-    process.off('exit', save);
-    try {
-      if (missing && fs.existsSync(cacheFile)) return;
-      writeWhole(cacheFile, script.createCachedData());
-    } catch {
-      // Never a reason for the command to fail or change its exit: the next run compiles anew.
+export class CacheSaver {
+  private readonly pending: CompiledFile[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private hooked = false;
+
+  add(compiled: CompiledFile): void {
+    this.pending.push(compiled);
+    if (!this.hooked) {
+      this.hooked = true;
+      process.once('exit', () => this.flush());
     }
-  };
-  const timer = setTimeout(save, SAVE_AFTER_MS);
-  timer.unref();
-  process.on('exit', save);
+    if (this.timer === null) {
+      this.timer = setTimeout(() => this.flush(), SAVE_AFTER_MS);
+      this.timer.unref();
+    }
+  }
+
+  private flush(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    for (const { script, cacheFile, missing } of this.pending.splice(0)) {
+      try {
+        if (missing && fs.existsSync(cacheFile)) continue;
+        writeWhole(cacheFile, script.createCachedData());
+      } catch {
+        // Never a reason for the process to fail or change its exit: the next run compiles anew.
+      }
+    }
+  }
 }
 
 function writeWhole(file: string, data: Buffer): void {

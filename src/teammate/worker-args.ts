@@ -6,7 +6,7 @@ export interface WorkerArgs {
   readonly name: string;
 }
 
-/** The daemon starts a worker as: teammate.js --dir <state folder> --name <name>. */
+/** The daemon starts a worker as: teammate-start.cjs --dir <state folder> --name <name>. */
 export function parseWorkerArgs(argv: readonly string[]): WorkerArgs {
   const value = (flag: string): string => {
     const at = argv.indexOf(flag);

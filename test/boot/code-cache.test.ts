@@ -162,6 +162,6 @@ describe('the code cache', () => {
     const files = fs.readdirSync(cacheDir);
     expect(files.some((f) => /^entry\.cjs-task-[0-9a-f]{8}\.bin$/.test(f))).toBe(true);
     expect(files.some((f) => /^entry\.cjs-other-[0-9a-f]{8}\.bin$/.test(f))).toBe(true);
-    expect(files.every((f) => /^(entry|teammate)\.cjs-[a-z0-9-]+-[0-9a-f]{8}\.bin(\.\d+\.tmp)?$/.test(f))).toBe(true);
+    expect(files.every((f) => /^(entry\.cjs|teammate\+[A-Za-z0-9+.-]+\.js)-[a-z0-9-]+-[0-9a-f]{8}\.bin(\.\d+\.tmp)?$/.test(f))).toBe(true);
   });
 });

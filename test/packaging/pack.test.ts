@@ -16,7 +16,15 @@ describe('the packed package', () => {
     expect(files).toContain('bin/teamd');
     expect(files).toContain('LICENSE');
     // What bin/teamd and the daemon run: the bundle (docs/architecture.md, "Start-up").
-    for (const file of ['bin/package.json', 'dist/bundle/cli-start.cjs', 'dist/bundle/entry.cjs', 'dist/bundle/teammate.js']) expect(files).toContain(file);
+    for (const file of [
+      'bin/package.json',
+      'dist/bundle/cli-start.cjs',
+      'dist/bundle/entry.cjs',
+      'dist/bundle/teammate-start.cjs',
+      'dist/bundle/teammate/teammate.js',
+      'dist/bundle/teammate/package.json',
+    ])
+      expect(files).toContain(file);
     // V8's code caches are this machine's, written as teamd runs: never shipped.
     expect(files.filter((f) => f.includes('.cache'))).toEqual([]);
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('dist/bench/'))).toBe(false);

@@ -1,0 +1,87 @@
+// `npm run bundle`: the bundles bin/teamd and the daemon run, from tsc's output in dist/
+// (docs/architecture.md, "Start-up"). A build tool: nothing in the product imports it.
+import fs from 'node:fs';
+import path from 'node:path';
+import { build, transform } from 'esbuild';
+import { requireBuiltinDefaults } from './esm-prologue.js';
+
+const ROOT = path.resolve(process.argv[2] ?? '.');
+const DIST = path.join(ROOT, 'dist');
+const OUT = path.join(DIST, 'bundle');
+
+/** `import.meta.url` in CommonJS: the file's own URL, as the ES module had it. */
+const META_URL_BANNER = "var teamdBundleUrl = require('node:url').pathToFileURL(__filename).href;";
+
+async function main(): Promise<void> {
+  fs.rmSync(OUT, { recursive: true, force: true });
+  await bundleCli();
+  await bundleTeammate();
+}
+
+/** The CLI: one CommonJS file run through the code cache by cli-start.cjs (src/cli/cli-start.ts). */
+async function bundleCli(): Promise<void> {
+  await build({
+    entryPoints: [path.join(DIST, 'src/cli/entry.js'), path.join(DIST, 'src/cli/cli-start.js'), path.join(DIST, 'src/boot/teammate-start.js')],
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    outdir: OUT,
+    entryNames: '[name]',
+    outExtension: { '.js': '.cjs' },
+    minify: true,
+    keepNames: true,
+    logLevel: 'warning',
+    define: { 'import.meta.url': 'teamdBundleUrl' },
+    banner: { js: META_URL_BANNER },
+  });
+}
+
+/**
+ * The teammate: split as ES modules (what it loads late, the SDK or PostgreSQL's client, in chunks
+ * of their own), then each file turned into CommonJS, so teammate-start.cjs can run them with V8's
+ * code cache (src/boot/cached-modules.ts). Node 20 has no code cache for ES modules.
+ */
+async function bundleTeammate(): Promise<void> {
+  const dir = path.join(OUT, 'teammate');
+  const split = await build({
+    entryPoints: [path.join(DIST, 'workers/teammate.js')],
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outdir: dir,
+    entryNames: '[name]',
+    chunkNames: 'chunks/[name]-[hash]',
+    minify: true,
+    keepNames: true,
+    logLevel: 'warning',
+    write: false,
+  });
+  for (const file of split.outputFiles) {
+    const cjs = await transform(requireBuiltinDefaults(file.text), {
+      sourcefile: path.relative(ROOT, file.path),
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20',
+      // import() of a chunk becomes its require, so the code cache's loader compiles it too.
+      supported: { 'dynamic-import': false },
+      minify: true,
+      keepNames: true,
+      logLevel: 'warning',
+      define: { 'import.meta.url': 'teamdBundleUrl' },
+      // ES modules are strict; as CommonJS they stay so.
+      banner: `"use strict";${META_URL_BANNER}`,
+    });
+    fs.mkdirSync(path.dirname(file.path), { recursive: true });
+    fs.writeFileSync(file.path, cjs.code);
+  }
+  // The files are CommonJS under a package of type module: say so to anything that requires them.
+  fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bundle: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});
