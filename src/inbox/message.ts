@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { lazyBuiltin } from '../lazy-builtin.js';
 import * as z from 'zod';
 import { nameSchema } from '../names.js';
 
@@ -55,7 +55,7 @@ export function isProtocol(type: MessageType): boolean {
 }
 
 export function newMessageId(): string {
-  return randomUUID();
+  return lazyBuiltin.crypto().randomUUID();
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { lazyBuiltin } from '../lazy-builtin.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isNodeError, TeamdError } from '../errors.js';
@@ -21,7 +21,7 @@ export class ProtocolKey {
   constructor(private readonly file: string) {}
 
   sign(message: Pick<Message, 'id' | 'type' | 'from' | 'to' | 'content' | 'requestId' | 'approve'>): string {
-    return createHmac('sha256', this.load()).update(canonical(message)).digest('hex');
+    return lazyBuiltin.crypto().createHmac('sha256', this.load()).update(canonical(message)).digest('hex');
   }
 
   verify(message: Message): boolean {
@@ -33,7 +33,7 @@ export class ProtocolKey {
     } catch {
       return false;
     }
-    return timingSafeEqual(Buffer.from(sig, 'hex'), Buffer.from(expected, 'hex'));
+    return lazyBuiltin.crypto().timingSafeEqual(Buffer.from(sig, 'hex'), Buffer.from(expected, 'hex'));
   }
 
   /** Reads the key, creating it once (whole, by an exclusive link, so two first users agree on one key). */
@@ -46,8 +46,8 @@ export class ProtocolKey {
       if (!isNodeError(error, 'ENOENT')) throw keyError(this.file, error);
     }
     ensurePrivateDir(path.dirname(this.file));
-    const temp = `${this.file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-    fs.writeFileSync(temp, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+    const temp = `${this.file}.${process.pid}.${lazyBuiltin.crypto().randomUUID().slice(0, 8)}.tmp`;
+    fs.writeFileSync(temp, lazyBuiltin.crypto().randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
     try {
       fs.linkSync(temp, this.file);
     } catch (error) {

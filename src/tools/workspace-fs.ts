@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { lazyBuiltin } from '../lazy-builtin.js';
 import fs from 'node:fs';
 import { readSliceAndClose } from '../fs/read-text.js';
 import path from 'node:path';
@@ -44,7 +44,7 @@ export class WorkspaceFs {
     const { dirFd, name } = this.walk(requested, true);
     try {
       const dir = `/proc/self/fd/${dirFd}`;
-      const temp = `.${name}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
+      const temp = `.${name}.${process.pid}.${lazyBuiltin.crypto().randomUUID().slice(0, 8)}.tmp`;
       const fd = fs.openSync(`${dir}/${temp}`, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
       try {
         fs.writeSync(fd, content);
