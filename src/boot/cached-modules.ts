@@ -14,6 +14,8 @@ export interface CachedModulesOptions {
   readonly role: string;
   /** The module that loads the bundle (the start file's own `module`). */
   readonly parent?: NodeJS.Module;
+  /** How long after a file loads its cache is written, when it was missing or refused (code-cache.ts). */
+  readonly saveAfterMs?: number;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface CachedModulesOptions {
 export function runCachedModules(options: CachedModulesOptions): CachedModules {
   const entry = path.resolve(options.entry);
   const root = path.dirname(entry);
-  const saver = new CacheSaver();
+  const saver = new CacheSaver(options.saveAfterMs);
   const modules = new Map<string, NodeJS.Module>();
   const caches = new Map<string, { readonly cacheFile: string; readonly stale: boolean }>();
   const nodeRequire = Module.createRequire(entry);

@@ -95,8 +95,8 @@ export function compileCached(file: string, role: string, place: CachePlace = be
 }
 
 /**
- * Writes the caches of stale files once they have compiled what they use: SAVE_AFTER_MS after the
- * first of a batch was added, or at exit, whichever comes first; never what keeps the process
+ * Writes the caches of stale files once they have compiled what they use: `afterMs` (by default
+ * SAVE_AFTER_MS) after the first of a batch was added, or at exit, whichever comes first; never what keeps the process
  * alive. A file loaded later (a chunk loaded on first use) starts a batch of its own. A cache that
  * was missing and has appeared since (processes started at once after a build) is left to whoever
  * wrote it.
@@ -106,6 +106,8 @@ export class CacheSaver {
   private timer: NodeJS.Timeout | null = null;
   private hooked = false;
 
+  constructor(private readonly afterMs: number = SAVE_AFTER_MS) {}
+
   add(compiled: CompiledFile): void {
     this.pending.push(compiled);
     if (!this.hooked) {
@@ -113,7 +115,7 @@ export class CacheSaver {
       process.once('exit', () => this.flush());
     }
     if (this.timer === null) {
-      this.timer = setTimeout(() => this.flush(), SAVE_AFTER_MS);
+      this.timer = setTimeout(() => this.flush(), this.afterMs);
       this.timer.unref();
     }
   }

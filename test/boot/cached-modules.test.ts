@@ -105,7 +105,7 @@ describe('a split bundle run with the code cache', () => {
   it('writes the cache of a chunk loaded late while the process runs on, and does not keep it running', async () => {
     const dir = makeTempDir();
     const entry = writeBundle(dir, 'hello', 200);
-    const script = `import { runCachedModules } from ${JSON.stringify(CACHED_MODULES)}; runCachedModules({ entry: ${JSON.stringify(entry)}, role: 'long' }); setInterval(() => {}, 60_000);`;
+    const script = `import { runCachedModules } from ${JSON.stringify(CACHED_MODULES)}; runCachedModules({ entry: ${JSON.stringify(entry)}, role: 'long', saveAfterMs: 100 }); setInterval(() => {}, 60_000);`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
     try {
       const cacheDir = path.join(dir, '.cache');
