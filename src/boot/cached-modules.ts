@@ -31,30 +31,27 @@ export function runCachedModules(options: CachedModulesOptions): CachedModules {
   const entry = path.resolve(options.entry);
   const root = path.dirname(entry);
   const saver = new CacheSaver(options.saveAfterMs);
-  const modules = new Map<string, NodeJS.Module>();
-  const caches = new Map<string, { readonly cacheFile: string; readonly stale: boolean }>();
-  const nodeRequire = Module.createRequire(entry);
+  const loaded = new Map<string, { readonly module: NodeJS.Module; readonly cacheFile: string; readonly stale: boolean }>();
 
   const load = (file: string, parent: NodeJS.Module | undefined): unknown => {
-    const known = modules.get(file);
-    if (known) return known.exports;
+    const known = loaded.get(file);
+    if (known) return known.module.exports;
     const compiled = compileCached(file, options.role, cachePlace(file, root));
     if (compiled.stale) saver.add(compiled);
-    caches.set(file, { cacheFile: compiled.cacheFile, stale: compiled.stale });
     const module = new Module(file, parent);
     module.filename = file;
     // Before it runs, as Node does: chunks that require each other get the exports so far.
-    modules.set(file, module);
+    loaded.set(file, { module, cacheFile: compiled.cacheFile, stale: compiled.stale });
     const dir = path.dirname(file);
-    const fallback = Module.createRequire(file);
+    const nodeRequire = Module.createRequire(file);
     const localRequire = ((id: string) => {
       const target = inBundle(id, dir, root);
       return target === null ? (nodeRequire(id) as unknown) : load(target, module);
     }) as NodeJS.Require;
-    localRequire.resolve = fallback.resolve;
-    localRequire.cache = fallback.cache;
-    localRequire.main = fallback.main;
-    localRequire.extensions = fallback.extensions;
+    localRequire.resolve = nodeRequire.resolve;
+    localRequire.cache = nodeRequire.cache;
+    localRequire.main = nodeRequire.main;
+    localRequire.extensions = nodeRequire.extensions;
     const wrapper = compiled.script.runInThisContext() as ModuleWrapper;
     wrapper.call(module.exports, module.exports, localRequire, module, file, dir);
     module.loaded = true;
@@ -62,7 +59,7 @@ export function runCachedModules(options: CachedModulesOptions): CachedModules {
   };
 
   load(entry, options.parent);
-  return { caches };
+  return { caches: loaded };
 }
 
 /**

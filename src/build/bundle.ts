@@ -12,6 +12,9 @@ const OUT = path.join(DIST, 'bundle');
 /** `import.meta.url` in CommonJS: the file's own URL, as the ES module had it. */
 const META_URL_BANNER = "var teamdBundleUrl = require('node:url').pathToFileURL(__filename).href;";
 
+/** What every step shares: Node 20, minified with the names kept (logs and errors name classes). */
+const FOR_NODE = { platform: 'node', target: 'node20', minify: true, keepNames: true, logLevel: 'warning' } as const;
+
 async function main(): Promise<void> {
   fs.rmSync(OUT, { recursive: true, force: true });
   await bundleCli();
@@ -21,17 +24,13 @@ async function main(): Promise<void> {
 /** The CLI: one CommonJS file run through the code cache by cli-start.cjs (src/cli/cli-start.ts). */
 async function bundleCli(): Promise<void> {
   await build({
+    ...FOR_NODE,
     entryPoints: [path.join(DIST, 'src/cli/entry.js'), path.join(DIST, 'src/cli/cli-start.js'), path.join(DIST, 'src/boot/teammate-start.js')],
     bundle: true,
     format: 'cjs',
-    platform: 'node',
-    target: 'node20',
     outdir: OUT,
     entryNames: '[name]',
     outExtension: { '.js': '.cjs' },
-    minify: true,
-    keepNames: true,
-    logLevel: 'warning',
     define: { 'import.meta.url': 'teamdBundleUrl' },
     banner: { js: META_URL_BANNER },
   });
@@ -45,31 +44,23 @@ async function bundleCli(): Promise<void> {
 async function bundleTeammate(): Promise<void> {
   const dir = path.join(OUT, 'teammate');
   const split = await build({
+    ...FOR_NODE,
     entryPoints: [path.join(DIST, 'workers/teammate.js')],
     bundle: true,
     splitting: true,
     format: 'esm',
-    platform: 'node',
-    target: 'node20',
     outdir: dir,
     entryNames: '[name]',
     chunkNames: 'chunks/[name]-[hash]',
-    minify: true,
-    keepNames: true,
-    logLevel: 'warning',
     write: false,
   });
   for (const file of split.outputFiles) {
     const cjs = await transform(requireBuiltinDefaults(file.text), {
+      ...FOR_NODE,
       sourcefile: path.relative(ROOT, file.path),
       format: 'cjs',
-      platform: 'node',
-      target: 'node20',
       // import() of a chunk becomes its require, so the code cache's loader compiles it too.
       supported: { 'dynamic-import': false },
-      minify: true,
-      keepNames: true,
-      logLevel: 'warning',
       define: { 'import.meta.url': 'teamdBundleUrl' },
       // ES modules are strict; as CommonJS they stay so.
       banner: `"use strict";${META_URL_BANNER}`,
