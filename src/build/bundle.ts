@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { build, transform } from 'esbuild';
-import { requireBuiltinDefaults } from './esm-prologue.js';
+import { requireBuiltins, wrappedBuiltins } from './builtin-imports.js';
 
 const ROOT = path.resolve(process.argv[2] ?? '.');
 const DIST = path.join(ROOT, 'dist');
@@ -55,16 +55,24 @@ async function bundleTeammate(): Promise<void> {
     write: false,
   });
   for (const file of split.outputFiles) {
-    const cjs = await transform(requireBuiltinDefaults(file.text), {
-      ...FOR_NODE,
-      sourcefile: path.relative(ROOT, file.path),
-      format: 'cjs',
-      // import() of a chunk becomes its require, so the code cache's loader compiles it too.
-      supported: { 'dynamic-import': false },
-      define: { 'import.meta.url': 'teamdBundleUrl' },
-      // ES modules are strict; as CommonJS they stay so.
-      banner: `"use strict";${META_URL_BANNER}`,
-    });
+    const toCjs = (code: string) =>
+      transform(code, {
+        ...FOR_NODE,
+        sourcefile: path.relative(ROOT, file.path),
+        format: 'cjs',
+        // import() of a chunk becomes its require, so the code cache's loader compiles it too.
+        supported: { 'dynamic-import': false },
+        define: { 'import.meta.url': 'teamdBundleUrl' },
+        // ES modules are strict; as CommonJS they stay so.
+        banner: `"use strict";${META_URL_BANNER}`,
+      });
+    const imports = requireBuiltins(file.text);
+    const cjs = await toCjs(imports.code);
+    // The rewrite must have found every import esbuild reads as one, and nothing else.
+    const expected = wrappedBuiltins((await toCjs(file.text)).code);
+    const left = wrappedBuiltins(cjs.code);
+    if (imports.rewritten !== expected || left !== 0)
+      throw new Error(`${path.relative(ROOT, file.path)}: rewrote ${imports.rewritten} imports of builtins where esbuild reads ${expected}, ${left} left`);
     fs.mkdirSync(path.dirname(file.path), { recursive: true });
     fs.writeFileSync(file.path, cjs.code);
   }
