@@ -2,7 +2,7 @@
 // (docs/architecture.md, "Start-up"). A build tool: nothing in the product imports it.
 import fs from 'node:fs';
 import path from 'node:path';
-import { build, transform } from 'esbuild';
+import { build, transform, type OutputFile } from 'esbuild';
 import { requireBuiltins, wrappedBuiltins } from './builtin-imports.js';
 
 const ROOT = path.resolve(process.argv[2] ?? '.');
@@ -12,8 +12,14 @@ const OUT = path.join(DIST, 'bundle');
 /** `import.meta.url` in CommonJS: the file's own URL, as the ES module had it. */
 const META_URL_BANNER = "var teamdBundleUrl = require('node:url').pathToFileURL(__filename).href;";
 
-/** What every step shares: Node 20, minified with the names kept (logs and errors name classes). */
-const FOR_NODE = { platform: 'node', target: 'node20', minify: true, keepNames: true, logLevel: 'warning' } as const;
+/**
+ * What every step shares: Node 20, minified but for the names. With the source's own names a
+ * function or class is called what it is (logs name error classes; stack traces name functions)
+ * without esbuild's keepNames, whose `__name(fn, "name")` on every function (~1,900 in a
+ * teammate's start) gives each its own dictionary of properties: ~0.6 MiB of an idle
+ * teammate's heap (docs/architecture.md, "Scale").
+ */
+const FOR_NODE = { platform: 'node', target: 'node20', minifyWhitespace: true, minifySyntax: true, logLevel: 'warning' } as const;
 
 async function main(): Promise<void> {
   fs.rmSync(OUT, { recursive: true, force: true });
@@ -21,19 +27,22 @@ async function main(): Promise<void> {
   await bundleTeammate();
 }
 
-/** The CLI: one CommonJS file run through the code cache by cli-start.cjs (src/cli/cli-start.ts). */
+/**
+ * The CLI: one file per entry (entry.cjs, run through the code cache by cli-start.cjs, see
+ * src/cli/cli-start.ts; the start files of both), bundled as ES modules and then turned into
+ * CommonJS like the teammate's files below.
+ */
 async function bundleCli(): Promise<void> {
-  await build({
+  const built = await build({
     ...FOR_NODE,
     entryPoints: [path.join(DIST, 'src/cli/entry.js'), path.join(DIST, 'src/cli/cli-start.js'), path.join(DIST, 'src/boot/teammate-start.js')],
     bundle: true,
-    format: 'cjs',
+    format: 'esm',
     outdir: OUT,
     entryNames: '[name]',
-    outExtension: { '.js': '.cjs' },
-    define: { 'import.meta.url': 'teamdBundleUrl' },
-    banner: { js: META_URL_BANNER },
+    write: false,
   });
+  for (const file of built.outputFiles) await writeCommonJs(file, file.path.replace(/\.js$/, '.cjs'));
 }
 
 /**
@@ -54,30 +63,36 @@ async function bundleTeammate(): Promise<void> {
     chunkNames: 'chunks/[name]-[hash]',
     write: false,
   });
-  for (const file of split.outputFiles) {
-    const toCjs = (code: string) =>
-      transform(code, {
-        ...FOR_NODE,
-        sourcefile: path.relative(ROOT, file.path),
-        format: 'cjs',
-        // import() of a chunk becomes its require, so the code cache's loader compiles it too.
-        supported: { 'dynamic-import': false },
-        define: { 'import.meta.url': 'teamdBundleUrl' },
-        // ES modules are strict; as CommonJS they stay so.
-        banner: `"use strict";${META_URL_BANNER}`,
-      });
-    const imports = requireBuiltins(file.text);
-    const cjs = await toCjs(imports.code);
-    // The rewrite must have found every import esbuild reads as one, and nothing else.
-    const expected = wrappedBuiltins((await toCjs(file.text)).code);
-    const left = wrappedBuiltins(cjs.code);
-    if (imports.rewritten !== expected || left !== 0)
-      throw new Error(`${path.relative(ROOT, file.path)}: rewrote ${imports.rewritten} imports of builtins where esbuild reads ${expected}, ${left} left`);
-    fs.mkdirSync(path.dirname(file.path), { recursive: true });
-    fs.writeFileSync(file.path, cjs.code);
-  }
+  for (const file of split.outputFiles) await writeCommonJs(file, file.path);
   // The files are CommonJS under a package of type module: say so to anything that requires them.
   fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
+}
+
+/**
+ * One ES module file of esbuild's as CommonJS: its imports of builtins as plain requires first
+ * (builtin-imports.ts), then esbuild's transform.
+ */
+async function writeCommonJs(file: OutputFile, destination: string): Promise<void> {
+  const toCjs = (code: string) =>
+    transform(code, {
+      ...FOR_NODE,
+      sourcefile: path.relative(ROOT, file.path),
+      format: 'cjs',
+      // import() of a chunk becomes its require, so the code cache's loader compiles it too.
+      supported: { 'dynamic-import': false },
+      define: { 'import.meta.url': 'teamdBundleUrl' },
+      // ES modules are strict; as CommonJS they stay so.
+      banner: `"use strict";${META_URL_BANNER}`,
+    });
+  const imports = requireBuiltins(file.text);
+  const cjs = await toCjs(imports.code);
+  // The rewrite must have found every import esbuild reads as one, and nothing else.
+  const expected = wrappedBuiltins((await toCjs(file.text)).code);
+  const left = wrappedBuiltins(cjs.code);
+  if (imports.rewritten !== expected || left !== 0)
+    throw new Error(`${path.relative(ROOT, destination)}: rewrote ${imports.rewritten} imports of builtins where esbuild reads ${expected}, ${left} left`);
+  fs.mkdirSync(path.dirname(destination), { recursive: true });
+  fs.writeFileSync(destination, cjs.code);
 }
 
 main().catch((error: unknown) => {

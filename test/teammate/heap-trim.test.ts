@@ -35,13 +35,24 @@ describe('HeapTrim', () => {
     expect(collect).toHaveBeenCalledTimes(1);
   });
 
-  it('never idle after work, or without V8’s gc, it does nothing', () => {
+  it('counts start-up as work: the first idle after it collects once, the next ones without work do not', () => {
     const collect = vi.fn();
-    new HeapTrim(collect, 500).idle();
+    const trim = new HeapTrim(collect, 500);
+    trim.idle();
+    vi.advanceTimersByTime(500);
+    expect(collect).toHaveBeenCalledTimes(1);
+    trim.idle();
+    vi.advanceTimersByTime(10_000);
+    expect(collect).toHaveBeenCalledTimes(1);
+  });
+
+  it('without V8’s gc it sets no timer at all', () => {
     const without = new HeapTrim(null, 500);
     without.working();
     without.idle();
-    vi.advanceTimersByTime(10_000);
-    expect(collect).not.toHaveBeenCalled();
+    expect(vi.getTimerCount()).toBe(0);
+    const withGc = new HeapTrim(vi.fn(), 500);
+    withGc.idle();
+    expect(vi.getTimerCount()).toBe(1);
   });
 });
