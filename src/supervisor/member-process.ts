@@ -16,12 +16,12 @@ export interface ForkOptions {
  * V8 flags of every teammate: a bounded heap (an old space far above what a compacted
  * conversation needs, so a leak ends in a restart, not in the machine swapping), a small young
  * generation, which keeps an idle teammate's resident memory near a bare Node process's, V8's
- * size-over-speed mode and no optimizing compiler (a teammate waits on the model and the disk,
- * not on its own CPU; TurboFan's code and zones cost it ~3.5 MiB), and V8's gc, with which it
- * gives memory back when it goes idle after work (teammate/heap-trim.ts). Measured in
- * docs/architecture.md, "Scale".
+ * size-over-speed mode, neither the optimizing compiler nor the baseline one (a teammate waits
+ * on the model and the disk, not on its own CPU; TurboFan's code and zones cost it ~3.5 MiB,
+ * Sparkplug's machine code ~1.7 MiB after 400 tasks), and V8's gc, with which it gives memory
+ * back when it goes idle (teammate/heap-trim.ts). Measured in docs/architecture.md, "Scale".
  */
-export const TEAMMATE_NODE_FLAGS = ['--max-old-space-size=256', '--max-semi-space-size=1', '--optimize-for-size', '--no-opt', '--expose-gc'];
+export const TEAMMATE_NODE_FLAGS = ['--max-old-space-size=256', '--max-semi-space-size=1', '--optimize-for-size', '--no-opt', '--no-sparkplug', '--expose-gc'];
 
 /**
  * Forks one teammate process with an IPC channel. Its stderr (an uncaught exception, say)
