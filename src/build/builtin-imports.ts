@@ -39,7 +39,6 @@ export function requireBuiltins(code: string): RewrittenImports {
   let copied = 0;
   for (const start of code.matchAll(IMPORT_START)) {
     const at = start.index;
-    if (at < copied) continue;
     IMPORT.lastIndex = at;
     const match = IMPORT.exec(code);
     const groups = match?.groups;

@@ -18,7 +18,7 @@ export interface ForkOptions {
  * generation, which keeps an idle teammate's resident memory near a bare Node process's, V8's
  * size-over-speed mode, neither the optimizing compiler nor the baseline one (a teammate waits
  * on the model and the disk, not on its own CPU; TurboFan's code and zones cost it ~3.5 MiB,
- * Sparkplug's machine code ~1.7 MiB after 400 tasks), and V8's gc, with which it gives memory
+ * Sparkplug's machine code ~1.8 MiB after 400 tasks), and V8's gc, with which it gives memory
  * back when it goes idle (teammate/heap-trim.ts). Measured in docs/architecture.md, "Scale".
  */
 export const TEAMMATE_NODE_FLAGS = ['--max-old-space-size=256', '--max-semi-space-size=1', '--optimize-for-size', '--no-opt', '--no-sparkplug', '--expose-gc'];

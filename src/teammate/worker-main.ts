@@ -263,7 +263,7 @@ export async function runWorker({
   });
   onLogger?.(logger);
   // Since this process began: what start-up costs inside the worker. process.uptime(), not
-  // performance.now(): the global performance loads nine of Node's modules (~4 ms of the start).
+  // performance.now(): the global performance loads eight of Node's modules (~8 ms of the start).
   logger.info({ model: modelName, startupMs: Math.round(process.uptime() * 1000) }, 'teammate started');
   try {
     return { end: await runtime.run(), logger, unconfinedStarted };
