@@ -60,6 +60,8 @@ describe('background jobs (real processes)', () => {
     expect(jobs.notices()).toEqual([]);
     // Ids go on after a restart: a new runner over the same folder does not reuse alice-1.
     expect(jobs.start('true', workspace).id).toBe('alice-2');
+    // Its end is written into the test's folder: waited for, so the folder's removal does not race it.
+    await finished(jobs, 'alice-2');
   });
 
   it('pages output by offset, and cuts it at the cap without blocking the command', async () => {
