@@ -12,4 +12,5 @@ export const lazyBuiltin = {
   tls: (): typeof import('node:tls') => nodeRequire('node:tls') as typeof import('node:tls'),
   http: (): typeof import('node:http') => nodeRequire('node:http') as typeof import('node:http'),
   https: (): typeof import('node:https') => nodeRequire('node:https') as typeof import('node:https'),
+  childProcess: (): typeof import('node:child_process') => nodeRequire('node:child_process') as typeof import('node:child_process'),
 };

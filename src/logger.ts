@@ -1,9 +1,10 @@
 import path from 'node:path';
-import { pino, type Logger, type DestinationStream } from 'pino';
+import { pino, type DestinationStream } from 'pino';
 import { ensurePrivateDir } from './fs/private-dir.js';
 import { DEFAULT_ROTATION, RotatingFile, type Rotation } from './fs/rotating-file.js';
+import { silentLogger, type Logger } from './silent-logger.js';
 
-export type { Logger } from 'pino';
+export type { Logger } from './silent-logger.js';
 
 export interface LoggerOptions {
   /** A log file (created with its folder), a stream, or nothing for a silent logger. */
@@ -28,7 +29,7 @@ const REDACT = ['apiKey', '*.apiKey', 'headers.authorization', 'headers["x-api-k
 const MAX_HELD_BYTES = 8 * 1024 * 1024;
 
 export function createLogger(options: LoggerOptions = {}): Logger {
-  if (options.destination === undefined) return pino({ level: 'silent' });
+  if (options.destination === undefined) return silentLogger;
   const main =
     typeof options.destination === 'string'
       ? fileDestination(options.destination, options.onWriteHealth ?? (() => {}), options.rotation ?? DEFAULT_ROTATION)

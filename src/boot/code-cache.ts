@@ -6,49 +6,6 @@ import vm from 'node:vm';
 /** How long after start a process whose cache was missing or refused writes a new one (or at exit, if sooner). */
 export const SAVE_AFTER_MS = 3_000;
 
-export interface CachedRunOptions {
-  /** The CommonJS bundle to run, as Node would run it as a main module. */
-  readonly bundle: string;
-  /**
-   * What this run does, part of the cache's name: the CLI's command (`task`, `status`). Each
-   * keeps the code it ran, so `teamd status` does not start from `teamd start`'s cache.
-   * Lowercase letters, digits and dashes; anything else shares `other`.
-   */
-  readonly role: string;
-  /** The module that loads the bundle (the start file's own `module`): its parent in require's tree. */
-  readonly parent?: NodeJS.Module;
-}
-
-export interface CachedRun {
-  /** The cache file for this bundle, role, Node version and V8 flags. */
-  readonly cacheFile: string;
-  /** The cache was missing or V8 refused it: this run will write a new one. */
-  readonly stale: boolean;
-}
-
-/**
- * Runs a bundle with V8's code cache: the bytecode a previous run of the same role compiled, so
- * this one does not parse and compile it again (a CLI command ends ~40 ms sooner;
- * docs/architecture.md, "Code cache"). Node 20 has no such cache of its own for our code.
- *
- * The cache is a file beside the bundle (`.cache/`), named by everything that makes it invalid:
- * the bundle's size and time, Node's version, the V8 flags, the role. V8 checks it again and
- * refuses one that does not fit (another V8, flags, source length, a torn or foreign file); a
- * refused or missing cache only means compiling as without one, and a new one written — whole,
- * through a temporary file and a rename — once the run has compiled what it uses. A folder we
- * cannot write leaves the run uncached, never failed.
- */
-export function runCached(options: CachedRunOptions): CachedRun {
-  const bundle = path.resolve(options.bundle);
-  const compiled = compileCached(bundle, options.role);
-  if (compiled.stale) new CacheSaver().add(compiled);
-  const main = new Module(bundle, options.parent);
-  main.filename = bundle;
-  const wrapper = compiled.script.runInThisContext() as ModuleWrapper;
-  wrapper.call(main.exports, main.exports, Module.createRequire(bundle), main, bundle, path.dirname(bundle));
-  return { cacheFile: compiled.cacheFile, stale: compiled.stale };
-}
-
 /** What Module.wrap makes of a CommonJS file: called as Node calls a module. */
 export type ModuleWrapper = (exports: unknown, require: NodeJS.Require, module: NodeJS.Module, filename: string, dirname: string) => void;
 
@@ -74,8 +31,18 @@ export function besideFile(file: string): CachePlace {
 }
 
 /**
- * Compiles one CommonJS file, wrapped as Node wraps a module, with the cache a previous run of the
- * same role left (by default in the `.cache/` folder beside it).
+ * Compiles one CommonJS file, wrapped as Node wraps a module, with V8's code cache: the bytecode a
+ * previous run of the same role compiled (by default in the `.cache/` folder beside the file), so
+ * this one does not parse and compile it again (docs/architecture.md, "Code cache"). Node 20 has
+ * no such cache of its own for our code. The role is what the process does (the CLI's command,
+ * `teammate`), so `teamd status` does not start from `teamd start`'s cache; lowercase letters,
+ * digits and dashes, anything else shares `other`.
+ *
+ * The cache's name holds everything that makes it invalid: the file's size and time, Node's
+ * version, the V8 flags, the role. V8 checks it again and refuses one that does not fit (another
+ * V8, flags, source length, a torn or foreign file); a refused or missing cache only means
+ * compiling as without one, and a new one written (CacheSaver) once the run has compiled what it
+ * uses. A folder we cannot write leaves the run uncached, never failed.
  */
 export function compileCached(file: string, role: string, place: CachePlace = besideFile(file)): CompiledFile {
   const stat = fs.statSync(file);

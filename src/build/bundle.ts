@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build, transform, type OutputFile } from 'esbuild';
 import { requireBuiltins, wrappedBuiltins } from './builtin-imports.js';
+import { commanderSpawn } from './commander-spawn.js';
 
 const ROOT = path.resolve(process.argv[2] ?? '.');
 const DIST = path.join(ROOT, 'dist');
@@ -23,19 +24,19 @@ const FOR_NODE = { platform: 'node', target: 'node20', minifyWhitespace: true, m
 
 async function main(): Promise<void> {
   fs.rmSync(OUT, { recursive: true, force: true });
-  await bundleCli();
-  await bundleTeammate();
+  await bundleStarts();
+  await bundleSplit('src/cli/entry.js', 'cli');
+  await bundleSplit('workers/teammate.js', 'teammate');
 }
 
 /**
- * The CLI: one file per entry (entry.cjs, run through the code cache by cli-start.cjs, see
- * src/cli/cli-start.ts; the start files of both), bundled as ES modules and then turned into
- * CommonJS like the teammate's files below.
+ * The start files bin/teamd and the daemon run (cli-start.cjs, teammate-start.cjs): each one
+ * file, which runs its bundle with V8's code cache (src/cli/cli-start.ts, src/boot/teammate-start.ts).
  */
-async function bundleCli(): Promise<void> {
+async function bundleStarts(): Promise<void> {
   const built = await build({
     ...FOR_NODE,
-    entryPoints: [path.join(DIST, 'src/cli/entry.js'), path.join(DIST, 'src/cli/cli-start.js'), path.join(DIST, 'src/boot/teammate-start.js')],
+    entryPoints: [path.join(DIST, 'src/cli/cli-start.js'), path.join(DIST, 'src/boot/teammate-start.js')],
     bundle: true,
     format: 'esm',
     outdir: OUT,
@@ -46,21 +47,24 @@ async function bundleCli(): Promise<void> {
 }
 
 /**
- * The teammate: split as ES modules (what it loads late, the SDK or PostgreSQL's client, in chunks
- * of their own), then each file turned into CommonJS, so teammate-start.cjs can run them with V8's
- * code cache (src/boot/cached-modules.ts). Node 20 has no code cache for ES modules.
+ * The CLI and the teammate: each split as ES modules (what a command or the teammate loads late,
+ * the SDK or PostgreSQL's client, in chunks of their own), then each file turned into CommonJS,
+ * so the start files can run them with V8's code cache (src/boot/cached-modules.ts). Node 20 has
+ * no code cache for ES modules. A CLI command loads its own chunks and the builtins they import,
+ * not every command's.
  */
-async function bundleTeammate(): Promise<void> {
-  const dir = path.join(OUT, 'teammate');
+async function bundleSplit(entry: string, folder: string): Promise<void> {
+  const dir = path.join(OUT, folder);
   const split = await build({
     ...FOR_NODE,
-    entryPoints: [path.join(DIST, 'workers/teammate.js')],
+    entryPoints: [path.join(DIST, entry)],
     bundle: true,
     splitting: true,
     format: 'esm',
     outdir: dir,
     entryNames: '[name]',
     chunkNames: 'chunks/[name]-[hash]',
+    plugins: [commanderSpawn],
     write: false,
   });
   for (const file of split.outputFiles) await writeCommonJs(file, file.path);

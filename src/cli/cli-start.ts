@@ -1,8 +1,8 @@
 // What bin/teamd runs, bundled as CommonJS (dist/bundle/cli-start.cjs, where `module` and
 // `__dirname` are the bundle's): the CLI's bundle with V8's code cache, one per command.
 import path from 'node:path';
-import { runCached } from '../boot/code-cache.js';
+import { runCachedModules } from '../boot/cached-modules.js';
 import { isCommandName } from './command-names.js';
 
 const named = process.argv[2];
-runCached({ bundle: path.join(__dirname, 'entry.cjs'), role: isCommandName(named) ? named : 'other', parent: module });
+runCachedModules({ entry: path.join(__dirname, 'cli', 'entry.js'), role: isCommandName(named) ? named : 'other', parent: module });

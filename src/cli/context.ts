@@ -1,6 +1,6 @@
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
-import { createLogger, type Logger } from '../logger.js';
+import { silentLogger, type Logger } from '../silent-logger.js';
 import { resolveStateDir, statePaths, type StatePaths } from '../paths.js';
 import { readConfig } from '../roster/roster.js';
 import type { MailStore } from '../store/mail-store.js';
@@ -39,15 +39,19 @@ export function stateFolderFor(io: Io, dir: string | undefined, use: FolderUse):
  * logs to logs/cli.log.
  */
 export async function openContext(io: Io, dir: string | undefined, use: FolderUse): Promise<CommandContext> {
-  const local = openLocal(io, dir, use);
+  const local = await openLocal(io, dir, use);
   const store = await openStore(commandStore(io, local.paths), { paths: local.paths, logger: local.logger, poolSize: 2, shareKey: use === 'write' });
   return { ...local, store, board: store.board, mailbox: store.mail };
 }
 
-/** What a command that touches only this host's state folder needs (no store is opened). */
-export function openLocal(io: Io, dir: string | undefined, use: FolderUse): Pick<CommandContext, 'paths' | 'logger' | 'locker'> {
+/**
+ * What a command that touches only this host's state folder needs (no store is opened). pino is
+ * loaded only by a command that logs.
+ */
+export async function openLocal(io: Io, dir: string | undefined, use: FolderUse): Promise<Pick<CommandContext, 'paths' | 'logger' | 'locker'>> {
   const paths = stateFolderFor(io, dir, use);
-  const logger = use === 'write' ? createLogger({ destination: paths.logFile('cli'), bindings: { component: 'cli' } }) : createLogger();
+  const logger =
+    use === 'write' ? (await import('../logger.js')).createLogger({ destination: paths.logFile('cli'), bindings: { component: 'cli' } }) : silentLogger;
   return { paths, logger, locker: new FileLocker({ logger }) };
 }
 

@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import { TeamdError } from '../errors.js';
+import { lazyBuiltin } from '../lazy-builtin.js';
 
 /** The longest a git command may take: a hung git (a lock, a hook waiting on a terminal) fails instead of blocking. */
 const GIT_TIMEOUT_MS = 60_000;
@@ -15,7 +15,8 @@ export interface GitResult {
  * no pager, no user config that could change the output's shape.
  */
 export function git(cwd: string, args: readonly string[]): GitResult {
-  const result = spawnSync('git', [...args], {
+  // child_process when git first runs: `teamd task list` imports this module and never runs git.
+  const result = lazyBuiltin.childProcess().spawnSync('git', [...args], {
     cwd,
     encoding: 'utf8',
     timeout: GIT_TIMEOUT_MS,

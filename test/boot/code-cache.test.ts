@@ -6,7 +6,7 @@ import { REPO_ROOT, TEAMD_BIN } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
 
-const CODE_CACHE = path.join(REPO_ROOT, 'dist/src/boot/code-cache.js');
+const CACHED_MODULES = path.join(REPO_ROOT, 'dist/src/boot/cached-modules.js');
 
 interface Run {
   readonly stale: boolean;
@@ -14,9 +14,13 @@ interface Run {
   readonly said: string;
 }
 
-/** A bundle that says something later, uses require, and knows its own file name. */
+/**
+ * A one-file bundle in `<dir>/b/` (its caches go to `<dir>/.cache`, cached-modules.ts) that says
+ * something later, uses require, and knows its own file name.
+ */
 function writeBundle(dir: string, word: string): string {
-  const bundle = path.join(dir, 'bundle.cjs');
+  fs.mkdirSync(path.join(dir, 'b'), { recursive: true });
+  const bundle = path.join(dir, 'b', 'bundle.cjs');
   fs.writeFileSync(
     bundle,
     `const os = require('node:os');
@@ -27,11 +31,15 @@ setImmediate(() => { process.stdout.write(JSON.stringify({ said: greet(require('
   return bundle;
 }
 
-/** Runs the bundle through runCached in a fresh Node (with the given V8 flags), as the start files do. */
+/** A script that runs the bundle with the code cache, as the start files do, and prints what it made of the cache. */
+const runner = (bundle: string, role: string, print = true): string =>
+  `import { runCachedModules } from ${JSON.stringify(CACHED_MODULES)};
+const [run] = runCachedModules({ entry: ${JSON.stringify(bundle)}, role: '${role}' }).caches.values();
+${print ? "process.stdout.write(JSON.stringify({ stale: run.stale, cacheFile: run.cacheFile }) + '\\n');" : ''}`;
+
+/** Runs the bundle in a fresh Node (with the given V8 flags). */
 function run(bundle: string, flags: readonly string[] = []): Run {
-  const script = `import { runCached } from ${JSON.stringify(CODE_CACHE)};
-const run = runCached({ bundle: ${JSON.stringify(bundle)}, role: 'test' });
-process.stdout.write(JSON.stringify(run) + '\\n');`;
+  const script = runner(bundle, 'test');
   const out = execFileSync(process.execPath, [...flags, '--input-type=module', '-e', script], { encoding: 'utf8' });
   const [first, second] = out
     .trim()
@@ -94,7 +102,7 @@ describe('the code cache', () => {
     const dir = makeTempDir();
     const bundle = writeBundle(dir, 'hello');
     // The same command line each time: with -e, Node counts the code among its flags (execArgv).
-    const script = `import { runCached } from ${JSON.stringify(CODE_CACHE)}; const run = runCached({ bundle: ${JSON.stringify(bundle)}, role: 'race' }); process.stdout.write(run.stale + '\\n');`;
+    const script = runner(bundle, 'race');
     const runOnce = (): Promise<{ code: number | null; out: string }> => {
       const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
@@ -103,10 +111,10 @@ describe('the code cache', () => {
     };
     for (const result of await Promise.all(Array.from({ length: 8 }, runOnce))) {
       expect(result.code).toBe(0);
-      expect(result.out).toMatch(/^(true|false)\n\{"said":"hello bundle\.cjs function"\}\n$/);
+      expect(result.out).toMatch(/^\{"stale":(true|false),"cacheFile":"[^"]+"\}\n\{"said":"hello bundle\.cjs function"\}\n$/);
     }
-    expect(fs.readdirSync(path.join(dir, '.cache'))).toEqual([expect.stringMatching(/^bundle\.cjs-race-[0-9a-f]{8}\.bin$/)]);
-    expect(await runOnce()).toEqual({ code: 0, out: 'false\n{"said":"hello bundle.cjs function"}\n' });
+    expect(fs.readdirSync(path.join(dir, '.cache'))).toEqual([expect.stringMatching(/^b\+bundle\.cjs-race-[0-9a-f]{8}\.bin$/)]);
+    expect(await runOnce()).toMatchObject({ code: 0, out: expect.stringMatching(/^\{"stale":false,.*\n\{"said":"hello bundle\.cjs function"\}\n$/) });
   });
 
   it('runs uncached, without a word, where the cache cannot be written', () => {
@@ -121,26 +129,27 @@ describe('the code cache', () => {
 
   it('is written by a process that keeps running, and does not keep one running', async () => {
     const dir = makeTempDir();
-    const bundle = path.join(dir, 'bundle.cjs');
+    fs.mkdirSync(path.join(dir, 'b'));
+    const bundle = path.join(dir, 'b', 'bundle.cjs');
     fs.writeFileSync(bundle, `setInterval(() => {}, 60_000);\n`);
-    const script = `import { runCached } from ${JSON.stringify(CODE_CACHE)}; runCached({ bundle: ${JSON.stringify(bundle)}, role: 'long' });`;
+    const script = runner(bundle, 'long', false);
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
     try {
       const cache = await waitFor(
         () => (fs.existsSync(path.join(dir, '.cache')) ? fs.readdirSync(path.join(dir, '.cache')).find((f) => f.endsWith('.bin')) : undefined),
         'the cache file',
       );
-      expect(cache).toMatch(/^bundle\.cjs-long-[0-9a-f]{8}\.bin$/);
+      expect(cache).toMatch(/^b\+bundle\.cjs-long-[0-9a-f]{8}\.bin$/);
       expect(child.exitCode).toBeNull();
     } finally {
       child.kill();
     }
     // A bundle that ends by itself ends its process at once: the wait for the save is unref'd.
     fs.writeFileSync(bundle, `process.stdout.write('done');\n`);
-    const started = spawn(process.execPath, ['--input-type=module', '-e', script.replace("'long'", "'short'")], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const started = spawn(process.execPath, ['--input-type=module', '-e', runner(bundle, 'short', false)], { stdio: ['ignore', 'pipe', 'inherit'] });
     const code = await new Promise<number | null>((resolve) => started.on('exit', resolve));
     expect(code).toBe(0);
-    expect(fs.readdirSync(path.join(dir, '.cache')).some((f) => f.startsWith('bundle.cjs-short-'))).toBe(true);
+    expect(fs.readdirSync(path.join(dir, '.cache')).some((f) => f.startsWith('b+bundle.cjs-short-'))).toBe(true);
   });
 
   it('says how to build teamd when bin/teamd runs from a checkout that was never built', () => {
@@ -160,8 +169,9 @@ describe('the code cache', () => {
     expect(execFileSync(process.execPath, [TEAMD_BIN, 'task', 'list', '--dir', state], { encoding: 'utf8' })).toContain('cached');
     execFileSync(process.execPath, [TEAMD_BIN, '--version'], { encoding: 'utf8' });
     const files = fs.readdirSync(cacheDir);
-    expect(files.some((f) => /^entry\.cjs-task-[0-9a-f]{8}\.bin$/.test(f))).toBe(true);
-    expect(files.some((f) => /^entry\.cjs-other-[0-9a-f]{8}\.bin$/.test(f))).toBe(true);
-    expect(files.every((f) => /^(entry\.cjs|teammate\+[A-Za-z0-9+.-]+\.js)-[a-z0-9-]+-[0-9a-f]{8}\.bin(\.\d+\.tmp)?$/.test(f))).toBe(true);
+    expect(files.some((f) => /^cli\+entry\.js-task-[0-9a-f]{8}\.bin$/.test(f))).toBe(true);
+    expect(files.some((f) => /^cli\+chunks\+task-[A-Z0-9]+\.js-task-[0-9a-f]{8}\.bin$/.test(f))).toBe(true);
+    expect(files.some((f) => /^cli\+entry\.js-other-[0-9a-f]{8}\.bin$/.test(f))).toBe(true);
+    expect(files.every((f) => /^(cli|teammate)\+[A-Za-z0-9+.-]+\.js-[a-z0-9-]+-[0-9a-f]{8}\.bin(\.\d+\.tmp)?$/.test(f))).toBe(true);
   });
 });

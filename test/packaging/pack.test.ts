@@ -19,7 +19,8 @@ describe('the packed package', () => {
     for (const file of [
       'bin/package.json',
       'dist/bundle/cli-start.cjs',
-      'dist/bundle/entry.cjs',
+      'dist/bundle/cli/entry.js',
+      'dist/bundle/cli/package.json',
       'dist/bundle/teammate-start.cjs',
       'dist/bundle/teammate/teammate.js',
       'dist/bundle/teammate/package.json',

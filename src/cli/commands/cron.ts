@@ -36,7 +36,7 @@ export function cronCommand(io: Io): Command {
         const oneShot = options.in !== undefined || options.at !== undefined;
         if (oneShot && second !== undefined) throw new TeamdError('USAGE', 'with --in or --at, give only the message (no cron expression)');
         if (!oneShot && second === undefined) throw new TeamdError('USAGE', 'give a cron expression and a message, or --in/--at and a message');
-        const { paths, locker } = openLocal(io, options.dir, 'write');
+        const { paths, locker } = await openLocal(io, options.dir, 'write');
         const now = new Date();
         const job = newCronJob(
           {
@@ -62,8 +62,8 @@ export function cronCommand(io: Io): Command {
   cron.addCommand(
     withCommonOptions(new Command('list'))
       .description('every scheduled job, with its next run')
-      .action((options: CommonOptions) => {
-        const { paths, locker } = openLocal(io, options.dir, 'read');
+      .action(async (options: CommonOptions) => {
+        const { paths, locker } = await openLocal(io, options.dir, 'read');
         const now = new Date();
         const jobs = new ScheduleStore(paths, locker).read().jobs.map((job) => ({ ...job, nextAt: nextRun(job, now)?.toISOString() ?? null }));
         if (options.json) return printJson(io, jobs);
@@ -76,7 +76,7 @@ export function cronCommand(io: Io): Command {
       .description('remove a scheduled job')
       .argument('<id>', 'its id, as teamd cron list shows it (c3)')
       .action(async (id: string, options: CommonOptions) => {
-        const { paths, locker } = openLocal(io, options.dir, 'write');
+        const { paths, locker } = await openLocal(io, options.dir, 'write');
         const removed = await new ScheduleStore(paths, locker).remove(id);
         if (!removed) throw new TeamdError('INVALID_INPUT', `there is no scheduled job ${JSON.stringify(id)} (see teamd cron list)`);
         if (options.json) return printJson(io, removed);

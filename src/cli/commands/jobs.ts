@@ -16,8 +16,8 @@ export function jobsCommand(io: Io): Command {
   return withCommonOptions(new Command('jobs').description("teammates' background jobs (bash with run_in_background): running ones and recent ones"))
     .option('--teammate <name>', 'only this teammate', parseTeammateName)
     .option('--all', `every kept job, not only the last ${RECENT} finished per teammate`)
-    .action((options: CommonOptions & { teammate?: string; all?: boolean }) => {
-      const { paths } = openLocal(io, options.dir, 'read');
+    .action(async (options: CommonOptions & { teammate?: string; all?: boolean }) => {
+      const { paths } = await openLocal(io, options.dir, 'read');
       if (options.teammate && !readConfig(paths.config).members.some((m) => m.name === options.teammate))
         throw new TeamdError('UNKNOWN_MEMBER', `${options.teammate} is not on the team (see teamd team)`);
       const listing = listJobs(paths, options.teammate);

@@ -12,8 +12,8 @@ import { withCommonOptions, type CommonOptions } from './common.js';
 export function memoryCommand(io: Io): Command {
   return withCommonOptions(new Command('memory').description("the team's long-term memory and each teammate's (edit the files in <state>/memory/ by hand)"))
     .option('--teammate <name>', "only this teammate's memory (and the team's)", parseTeammateName)
-    .action((options: CommonOptions & { teammate?: string }) => {
-      const { paths } = openLocal(io, options.dir, 'read');
+    .action(async (options: CommonOptions & { teammate?: string }) => {
+      const { paths } = await openLocal(io, options.dir, 'read');
       const names = options.teammate ? [options.teammate] : readConfig(paths.config).members.map((m) => m.name);
       if (options.teammate && !readConfig(paths.config).members.some((m) => m.name === options.teammate))
         throw new TeamdError('UNKNOWN_MEMBER', `${options.teammate} is not on the team (see teamd team)`);
@@ -32,8 +32,8 @@ export function memoryCommand(io: Io): Command {
 export function skillsCommand(io: Io): Command {
   return withCommonOptions(new Command('skills').description('the skills teammates can load (<state>/skills/<name>/SKILL.md, then ~/.teamd/skills)'))
     .option('--role <role>', 'only those this role may use', parseRole)
-    .action((options: CommonOptions & { role?: string }) => {
-      const { paths } = openLocal(io, options.dir, 'read');
+    .action(async (options: CommonOptions & { role?: string }) => {
+      const { paths } = await openLocal(io, options.dir, 'read');
       const folders = [paths.skillsDir, userSkillsDir(io.env)];
       const all = options.role ? listSkills(folders, options.role) : listSkills(folders, '', true);
       if (options.json) return printJson(io, all);
