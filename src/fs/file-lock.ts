@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
+import lockfile from 'proper-lockfile';
 import { TeamdError, isNodeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
@@ -81,10 +82,6 @@ export class FileLocker {
 
   /** One attempt: a handle, or null when a live holder has it. */
   async tryAcquire(target: string): Promise<LockHandle | null> {
-    // Loaded by the first lock (cached after it): a read-only command takes none, and
-    // proper-lockfile brings graceful-fs, which patches fs as it loads (~3 ms of its start). Before
-    // the check below, so the check and the lock stay one synchronous step.
-    const { default: lockfile } = await import('proper-lockfile');
     if (this.heldFresh(target)) return null;
     let compromised = false;
     let release: () => void;

@@ -16,12 +16,11 @@ function builtinsLoadedBy(dir: string, args: readonly string[]): string[] {
 }
 
 // What only other commands need: processes (the daemon, git, bash), HTTP and TLS (the model, MCP),
-// the terminal (lead, watch), compression. A read-only command loads neither pino (its worker
-// thread) nor proper-lockfile (its signal-exit requires assert): it logs nothing and locks nothing.
+// the terminal (lead, watch), compression; and pino's worker thread, for a command that logs nothing.
 const NEVER = ['child_process', 'http', 'https', 'tls', 'zlib', 'readline'];
 
 describe('a CLI command loads what it uses (docs/architecture.md, "Start-up")', () => {
-  it('task list, status and send load none of what only other commands need; the read-only ones neither pino nor the lock library', () => {
+  it('task list, status and send load none of what only other commands need; the read-only ones not pino', () => {
     const dir = makeTempDir();
     execFileSync(process.execPath, [TEAMD_BIN, 'task', 'add', 'first', '--dir', path.join(dir, '.team')], { stdio: 'ignore' });
     for (const args of [
@@ -32,7 +31,7 @@ describe('a CLI command loads what it uses (docs/architecture.md, "Start-up")', 
       const loaded = builtinsLoadedBy(dir, args);
       expect(loaded, args.join(' ')).toContain('fs');
       for (const name of NEVER) expect(loaded, `${args.join(' ')} loaded ${name}`).not.toContain(name);
-      if (args[0] !== 'send') for (const name of ['worker_threads', 'assert']) expect(loaded, `${args.join(' ')} loaded ${name}`).not.toContain(name);
+      if (args[0] !== 'send') expect(loaded, `${args.join(' ')} loaded pino's worker_threads`).not.toContain('worker_threads');
     }
     // send logs to logs/cli.log: pino is loaded there, and the message is delivered.
     expect(fs.readFileSync(path.join(dir, '.team/inbox/lead.jsonl'), 'utf8')).toContain('hello');
