@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { isNodeError, TeamdError } from '../errors.js';
-import { MAX_LINE_BYTES } from './message.js';
+import { MAX_LINE_BYTES, type MessageType } from './message.js';
 import { parseInboxChunk, type ParsedMessage, type SkippedLine } from './inbox-parser.js';
 
 export interface InboxRead {
@@ -14,8 +14,11 @@ export interface InboxRead {
 
 const CHUNK_BYTES = 4 * 1024 * 1024;
 
-/** Reads every complete line of an inbox from `offset` to the end of the file, in bounded chunks. */
-export function readInboxFrom(file: string, offset: number): InboxRead {
+/**
+ * Reads every complete line of an inbox from `offset` to the end of the file, in bounded chunks;
+ * with `only`, just the messages of those types (inbox-parser.ts).
+ */
+export function readInboxFrom(file: string, offset: number, only?: readonly MessageType[]): InboxRead {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -32,7 +35,7 @@ export function readInboxFrom(file: string, offset: number): InboxRead {
     while (position < size) {
       const length = fs.readSync(fd, buffer, 0, Math.min(buffer.length, size - position), position);
       if (length === 0) break;
-      const chunk = parseInboxChunk(buffer.subarray(0, length), position);
+      const chunk = parseInboxChunk(buffer.subarray(0, length), position, only);
       messages.push(...chunk.messages);
       skipped.push(...chunk.skipped);
       if (chunk.end > position) {

@@ -3,6 +3,7 @@ import { TeamdError } from '../errors.js';
 import type { StatePaths } from '../paths.js';
 import { LEAD } from '../roster/roster.js';
 import type { MailStore } from '../store/mail-store.js';
+import type { MessageType } from './message.js';
 import { ProtocolKey } from './protocol-key.js';
 
 /** A teammate's plan_approval_request or permission_request, and the lead's answer to it if one was sent. */
@@ -20,22 +21,26 @@ export interface PlanRequest {
   readonly answer: { readonly approve: boolean; readonly at: string } | null;
 }
 
+const REQUEST_TYPES: readonly MessageType[] = ['plan_approval_request', 'permission_request'];
+const RESPONSE_TYPES: readonly MessageType[] = ['plan_approval_response', 'permission_response'];
+
 /**
  * Every plan request in the lead's inbox, oldest first, each with the answer found in its
  * sender's inbox: the two mailboxes are the record, so nothing else has to be kept in step.
  */
 export async function readPlanRequests(mail: MailStore, paths: StatePaths): Promise<PlanRequest[]> {
-  const requests = (await mail.inbox(LEAD)).messages.filter(
-    (message) => (message.type === 'plan_approval_request' || message.type === 'permission_request') && message.requestId !== undefined,
+  // Only these types are parsed: the lead's inbox holds every report of the team's life.
+  const requests = (await mail.inbox(LEAD, 0, REQUEST_TYPES)).messages.filter(
+    (message) => REQUEST_TYPES.includes(message.type) && message.requestId !== undefined,
   );
   // Only the lead's signed answers count: a forged "approval" appended to an inbox answers nothing.
   // Without a key nothing was ever signed; and a reader must not create one.
   const key = fs.existsSync(paths.protocolKey) ? new ProtocolKey(paths.protocolKey) : null;
   const answers = new Map<string, { approve: boolean; at: string }>();
   for (const sender of new Set(requests.map((request) => request.from))) {
-    for (const message of (await mail.inbox(sender)).messages) {
+    for (const message of (await mail.inbox(sender, 0, RESPONSE_TYPES)).messages) {
       if (
-        (message.type === 'plan_approval_response' || message.type === 'permission_response') &&
+        RESPONSE_TYPES.includes(message.type) &&
         message.from === LEAD &&
         message.requestId !== undefined &&
         !answers.has(message.requestId) &&

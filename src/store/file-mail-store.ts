@@ -18,9 +18,9 @@ export function fileMailStore(deps: { readonly paths: StatePaths; readonly mailb
     recipients: async () => mailbox.recipients(),
     send: async (outgoing) => mailbox.send(outgoing),
     broadcast: async (outgoing) => mailbox.broadcast(outgoing),
-    inbox: async (name, from = 0) => {
+    inbox: async (name, from = 0, only) => {
       const file = paths.inboxFile(name);
-      const read = readInboxFrom(file, from);
+      const read = readInboxFrom(file, from, only);
       for (const line of read.skipped) logger.warn({ file, ...line }, 'inbox line skipped');
       return {
         messages: read.messages.map((parsed) => parsed.message),

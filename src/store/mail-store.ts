@@ -1,7 +1,7 @@
 import type { Batch } from '../inbox/consumer.js';
 import type { Cursor } from '../inbox/cursor.js';
 import type { Outgoing } from '../inbox/mailbox.js';
-import type { Message } from '../inbox/message.js';
+import type { Message, MessageType } from '../inbox/message.js';
 
 export type { Batch, Cursor, Outgoing };
 
@@ -42,9 +42,11 @@ export interface MailStore {
   broadcast(outgoing: Omit<Outgoing, 'to' | 'type'>): Promise<Message[]>;
   /**
    * The messages of one inbox past `from` (a position an earlier call returned; 0: the start), in
-   * order, and what could not be read as a message (left where it is).
+   * order, and what could not be read as a message (left where it is). With `only`, just the
+   * messages of those types, without parsing the others where the store can tell them apart
+   * unparsed; what is not a message is then reported only if it may have been one of them.
    */
-  inbox(name: string, from?: number): Promise<InboxPage>;
+  inbox(name: string, from?: number, only?: readonly MessageType[]): Promise<InboxPage>;
   /** Calls `onMessage` for each message of an inbox past `from`, then for each new one as it arrives, until the signal aborts. */
   follow(name: string, from: number, onMessage: (message: Message) => void, signal: AbortSignal): Promise<void>;
   /** The position just past the last message of an inbox now: what inbox() returns from there on is newer. */

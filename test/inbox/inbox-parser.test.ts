@@ -54,3 +54,54 @@ describe('parseInboxChunk', () => {
     expect(parsed.end).toBe(Buffer.byteLength(text));
   });
 });
+
+describe('parseInboxChunk with only some types', () => {
+  const ASKED = ['plan_approval_request', 'permission_request'] as const;
+  const request = (id: string, type: Message['type'], content = `content of ${id}`): Message => ({ ...message(id, content), type, requestId: `r-${id}` });
+
+  /** Every kind of line an inbox may hold, mixed by a fixed pseudo-random sequence. */
+  function mixedInbox(lines: number): string {
+    let seed = 7;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) % 9;
+    let text = '';
+    for (let i = 0; i < lines; i++) {
+      const id = `m${i}`;
+      const kind = next();
+      if (kind === 0) text += serializeMessage(request(id, 'plan_approval_request'));
+      else if (kind === 1) text += serializeMessage(request(id, 'permission_request'));
+      // A type spelled with a JSON escape is still that type.
+      else if (kind === 2) text += serializeMessage(request(id, 'plan_approval_request')).replace('"plan_approval_request"', '"plan\\u005fapproval_request"');
+      // Naming a type in the content does not make a message of it.
+      else if (kind === 3) text += serializeMessage(message(id, 'about "plan_approval_request" and "permission_request"'));
+      else if (kind === 4)
+        text += `${serializeMessage(request(`torn${i}`, 'permission_request')).slice(0, 50)}${serializeMessage(request(id, 'permission_request'))}`;
+      else if (kind === 5) text += `not json at all ${i}\n`;
+      else if (kind === 6) text += `{"id":"x${i}","type":"permission_request"}\n`;
+      else text += line(id);
+    }
+    return text;
+  }
+
+  it('returns what a full parse returns of those types, with the same offsets', () => {
+    const text = mixedInbox(400);
+    const full = parseInboxChunk(Buffer.from(text), 11);
+    const asked = parseInboxChunk(Buffer.from(text), 11, ASKED);
+    const wanted = full.messages.filter((m) => (ASKED as readonly string[]).includes(m.message.type));
+    expect(wanted.length).toBeGreaterThan(100);
+    expect(wanted.some((m) => text.includes(`"id":"${m.message.id}","type":"plan\\u005fapproval_request"`))).toBe(true);
+    expect(asked.messages).toEqual(wanted);
+    expect(asked.end).toBe(full.end);
+  });
+
+  it('passes over unparsed, and so unreported, a line that cannot be of those types; reports one that may be', () => {
+    const text = mixedInbox(400);
+    const full = parseInboxChunk(Buffer.from(text), 0);
+    const asked = parseInboxChunk(Buffer.from(text), 0, ASKED);
+    const lineAt = (offset: number): string => Buffer.from(text).subarray(offset).toString('utf8').split('\n')[0]!;
+    const mayBe = (offset: number): boolean => ASKED.some((type) => lineAt(offset).includes(`"${type}"`)) || lineAt(offset).includes('\\u');
+    expect(full.skipped.some((s) => !mayBe(s.offset))).toBe(true);
+    expect(asked.skipped).toEqual(full.skipped.filter((s) => mayBe(s.offset)));
+    expect(asked.skipped.some((s) => /not a valid message/.test(s.reason))).toBe(true);
+    expect(asked.skipped.some((s) => /torn fragment/.test(s.reason))).toBe(true);
+  });
+});

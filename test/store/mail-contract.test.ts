@@ -58,6 +58,21 @@ describe.each(STORES)('the mailboxes on the $name store', (store) => {
       expect((await mail.inbox('bob')).messages[0]).toMatchObject({ id: sent.id, taskId: 3 });
     });
 
+    it('reads only the types asked for, in order, and a read from where that one ended goes on', async () => {
+      const { mail, addMembers } = await store.open();
+      await addMembers(['alice']);
+      await mail.send({ from: 'alice', to: 'lead', content: 'one' });
+      const plan = await mail.send({ from: 'alice', to: 'lead', type: 'plan_approval_request', content: 'my plan' });
+      await mail.send({ from: 'alice', to: 'lead', content: 'about "plan_approval_request" and "permission_request"' });
+      const asked = ['plan_approval_request', 'permission_request'] as const;
+      const page = await mail.inbox('lead', 0, asked);
+      expect(page.messages.map((m) => m.id)).toEqual([plan.id]);
+      const permission = await mail.send({ from: 'alice', to: 'lead', type: 'permission_request', content: 'may I run make?' });
+      await mail.send({ from: 'alice', to: 'lead', content: 'two' });
+      expect((await mail.inbox('lead', page.next, asked)).messages.map((m) => m.id)).toEqual([permission.id]);
+      expect(contents((await mail.inbox('lead')).messages)).toHaveLength(5);
+    });
+
     it('broadcast reaches every member and the lead but the sender, never the person, each with its own id', async () => {
       const { mail, addMembers } = await store.open();
       await addMembers(['alice', 'bob', 'carol']);

@@ -4,7 +4,7 @@ import type { Logger } from '../../logger.js';
 import { parseName } from '../../names.js';
 import { LEAD, USER } from '../../roster/roster.js';
 import type { Outgoing } from '../../inbox/mailbox.js';
-import { messageSchema, type Message } from '../../inbox/message.js';
+import { messageSchema, type Message, type MessageType } from '../../inbox/message.js';
 import { buildMessage } from '../../inbox/message-builder.js';
 import type { ProtocolKey } from '../../inbox/protocol-key.js';
 import type { Batch, Cursor, InboxPage, InboxReader, InboxReaderOptions, MailStore } from '../mail-store.js';
@@ -100,13 +100,13 @@ export class PgMailStore implements MailStore {
     return messages;
   }
 
-  async inbox(name: string, from = 0): Promise<InboxPage> {
+  async inbox(name: string, from = 0, only?: readonly MessageType[]): Promise<InboxPage> {
     const messages: Message[] = [];
     const skipped: InboxPage['skipped'] = [];
     let next = from;
     // Bounded by the inbox's length: each round reads the next READ_LIMIT rows.
     for (;;) {
-      const page = await this.page(name, next);
+      const page = await this.page(name, next, only);
       messages.push(...page.messages.map((entry) => entry.message));
       skipped.push(...page.skipped);
       next = page.next;
@@ -243,16 +243,16 @@ export class PgMailStore implements MailStore {
     await client.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, JSON.stringify({ team: this.team, kind: 'message', to: message.to, seq })]);
   }
 
+  /** The next READ_LIMIT rows of an inbox past `after`; with `only`, of those types (the row's own `type`, before parsing). */
   private async page(
     name: string,
     after: number,
+    only?: readonly MessageType[],
   ): Promise<{ messages: { seq: number; message: Message }[]; next: number; rows: number; skipped: InboxPage['skipped'] }> {
-    const rows = await this.query<MessageRow>('SELECT seq, data FROM teamd_messages WHERE team = $1 AND recipient = $2 AND seq > $3 ORDER BY seq LIMIT $4', [
-      this.team,
-      name,
-      after,
-      READ_LIMIT,
-    ]);
+    const rows = await this.query<MessageRow>(
+      "SELECT seq, data FROM teamd_messages WHERE team = $1 AND recipient = $2 AND seq > $3 AND ($5::text[] IS NULL OR data->>'type' = ANY($5)) ORDER BY seq LIMIT $4",
+      [this.team, name, after, READ_LIMIT, only === undefined ? null : [...only]],
+    );
     const messages: { seq: number; message: Message }[] = [];
     const skipped: InboxPage['skipped'] = [];
     let next = after;
