@@ -29,23 +29,16 @@ const RESPONSE_TYPES: readonly MessageType[] = ['plan_approval_response', 'permi
  * sender's inbox: the two mailboxes are the record, so nothing else has to be kept in step.
  */
 export async function readPlanRequests(mail: MailStore, paths: StatePaths): Promise<PlanRequest[]> {
-  // Only these types are parsed: the lead's inbox holds every report of the team's life.
-  const requests = (await mail.inbox(LEAD, 0, REQUEST_TYPES)).messages.filter(
-    (message) => REQUEST_TYPES.includes(message.type) && message.requestId !== undefined,
-  );
+  // Only these types are parsed (and returned: test/store/mail-contract.test.ts): the lead's
+  // inbox holds every report of the team's life.
+  const requests = (await mail.inbox(LEAD, 0, REQUEST_TYPES)).messages.filter((message) => message.requestId !== undefined);
   // Only the lead's signed answers count: a forged "approval" appended to an inbox answers nothing.
   // Without a key nothing was ever signed; and a reader must not create one.
   const key = fs.existsSync(paths.protocolKey) ? new ProtocolKey(paths.protocolKey) : null;
   const answers = new Map<string, { approve: boolean; at: string }>();
   for (const sender of new Set(requests.map((request) => request.from))) {
     for (const message of (await mail.inbox(sender, 0, RESPONSE_TYPES)).messages) {
-      if (
-        RESPONSE_TYPES.includes(message.type) &&
-        message.from === LEAD &&
-        message.requestId !== undefined &&
-        !answers.has(message.requestId) &&
-        key?.verify(message) === true
-      )
+      if (message.from === LEAD && message.requestId !== undefined && !answers.has(message.requestId) && key?.verify(message) === true)
         answers.set(message.requestId, { approve: message.approve === true, at: message.timestamp });
     }
   }
