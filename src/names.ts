@@ -1,9 +1,9 @@
-import * as z from 'zod';
+import * as z from './zod-mini.js';
 import { TeamdError } from './errors.js';
 
 export const NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 
-export const nameSchema = z.string().regex(NAME_PATTERN);
+export const nameSchema = z.string().check(z.regex(NAME_PATTERN));
 
 /** Throws INVALID_NAME naming the bad value and the rule, so no path trick reaches the filesystem. */
 export function parseName(raw: string, what = 'name'): string {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.js';
 import { nameSchema } from '../names.js';
 
 export const TASK_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'cancelled'] as const;
@@ -10,21 +10,21 @@ export const MAX_RESULT_CHARS = 256 * 1024;
 
 const isoTimestamp = z.iso.datetime({ offset: true });
 
-export const taskIdSchema = z.number().int().positive();
+export const taskIdSchema = z.number().check(z.int(), z.positive());
 
 export const WORKTREE_STATES = ['pending', 'active', 'committed', 'merged', 'needs-merge', 'removed'] as const;
 export type WorktreeState = (typeof WORKTREE_STATES)[number];
 
 /** A task's worktree: `<state>/worktrees/<name>` on the branch `teamd/<name>`, made from `base` when the task is claimed. */
 export const worktreeSchema = z.object({
-  name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,79}$/),
-  branch: z.string().min(1).max(200),
-  base: z.string().min(1).max(200),
+  name: z.string().check(z.regex(/^[a-z0-9][a-z0-9._-]{0,79}$/)),
+  branch: z.string().check(z.minLength(1), z.maxLength(200)),
+  base: z.string().check(z.minLength(1), z.maxLength(200)),
   state: z.enum(WORKTREE_STATES),
   /** The commit made when the task completed (null: nothing had changed). */
-  commit: z.string().nullable().optional(),
+  commit: z.optional(z.nullable(z.string())),
   /** The files in conflict when a merge was refused. */
-  conflicts: z.array(z.string()).optional(),
+  conflicts: z.optional(z.array(z.string())),
 });
 export type TaskWorktree = z.infer<typeof worktreeSchema>;
 
@@ -32,31 +32,33 @@ export type TaskWorktree = z.infer<typeof worktreeSchema>;
 export const taskSchema = z
   .looseObject({
     id: taskIdSchema,
-    subject: z.string().min(1).max(MAX_SUBJECT_CHARS),
-    description: z.string().max(MAX_DESCRIPTION_CHARS),
+    subject: z.string().check(z.minLength(1), z.maxLength(MAX_SUBJECT_CHARS)),
+    description: z.string().check(z.maxLength(MAX_DESCRIPTION_CHARS)),
     status: z.enum(TASK_STATUSES),
-    owner: nameSchema.nullable(),
+    owner: z.nullable(nameSchema),
     blockedBy: z.array(taskIdSchema),
-    claim: z.number().int().nonnegative(),
+    claim: z.number().check(z.int(), z.nonnegative()),
     /** Bumped by every write; the next one exists once (board/revision-tokens.ts). Files from before it read as 0. */
-    rev: z.number().int().nonnegative().default(0),
+    rev: z._default(z.number().check(z.int(), z.nonnegative()), 0),
     createdAt: isoTimestamp,
     updatedAt: isoTimestamp,
-    claimedAt: isoTimestamp.nullable(),
-    completedAt: isoTimestamp.nullable(),
-    result: z.string().max(MAX_RESULT_CHARS).nullable(),
+    claimedAt: z.nullable(isoTimestamp),
+    completedAt: z.nullable(isoTimestamp),
+    result: z.nullable(z.string().check(z.maxLength(MAX_RESULT_CHARS))),
     /** Who it is for: idle teammates of this role are rung first when it becomes ready (any teammate may claim it). */
-    role: z.string().min(1).max(64).nullable().optional(),
+    role: z.optional(z.nullable(z.string().check(z.minLength(1), z.maxLength(64)))),
     /** The git worktree the task is worked in (docs/worktrees.md); absent for tasks worked in the workspace. */
-    worktree: worktreeSchema.optional(),
+    worktree: z.optional(worktreeSchema),
     /** Who added it, when a teammate or the lead agent did (a run's tasks are the lead's since its goal). */
-    createdBy: nameSchema.optional(),
+    createdBy: z.optional(nameSchema),
     /** Its creator's key for it: a second add with the same key returns this task instead of making another. */
-    key: z.string().min(1).max(200).optional(),
+    key: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
   })
-  .refine((task) => (task.status === 'pending') === (task.owner === null) || isTerminalStatus(task.status), {
-    message: 'a pending task has no owner and an in_progress task has one',
-  });
+  .check(
+    z.refine((task) => (task.status === 'pending') === (task.owner === null) || isTerminalStatus(task.status), {
+      message: 'a pending task has no owner and an in_progress task has one',
+    }),
+  );
 
 export type Task = z.infer<typeof taskSchema>;
 

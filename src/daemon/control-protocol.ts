@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.js';
 import { nameSchema } from '../names.js';
 import { roleSchema, teammateNameSchema } from '../roster/roster.js';
 
@@ -9,28 +9,22 @@ export const controlRequestSchema = z.discriminatedUnion('op', [
     op: z.literal('spawn'),
     name: teammateNameSchema,
     role: roleSchema,
-    prompt: z
-      .string()
-      .max(64 * 1024)
-      .optional(),
-    model: z.string().min(1).max(128).optional(),
-    plan: z.boolean().optional(),
-    budgetTokens: z.number().int().positive().optional(),
+    prompt: z.optional(z.string().check(z.maxLength(64 * 1024))),
+    model: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+    plan: z.optional(z.boolean()),
+    budgetTokens: z.optional(z.number().check(z.int(), z.positive())),
   }),
   /** Starts the lead agent (the member `lead`) unless it runs already. */
   z.object({
     op: z.literal('lead'),
-    model: z.string().min(1).max(128).optional(),
-    budgetTokens: z.number().int().positive().optional(),
-    prompt: z
-      .string()
-      .max(64 * 1024)
-      .optional(),
+    model: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+    budgetTokens: z.optional(z.number().check(z.int(), z.positive())),
+    prompt: z.optional(z.string().check(z.maxLength(64 * 1024))),
   }),
   z.object({ op: z.literal('shutdown'), name: nameSchema, force: z.boolean() }),
   z.object({ op: z.literal('stop') }),
   /** A teammate's token budget, or the team's (name null); wakes whoever stopped for a budget. */
-  z.object({ op: z.literal('budget'), name: nameSchema.nullable(), tokens: z.number().int().positive() }),
+  z.object({ op: z.literal('budget'), name: z.nullable(nameSchema), tokens: z.number().check(z.int(), z.positive()) }),
 ]);
 export type ControlRequest = z.infer<typeof controlRequestSchema>;
 

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import * as z from 'zod';
+import * as z from '../zod-mini.js';
 import { TeamdError } from '../errors.js';
 import { isAlive, processArgv, processStartTime } from '../proc/process-identity.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
@@ -9,15 +9,15 @@ import type { StatePaths } from '../paths.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 
 export const pidInfoSchema = z.looseObject({
-  pid: z.number().int().positive(),
+  pid: z.number().check(z.int(), z.positive()),
   /** The process's start time in clock ticks since boot: a reused pid has another. */
-  start: z.number().int().nonnegative().nullable().optional(),
+  start: z.optional(z.nullable(z.number().check(z.int(), z.nonnegative()))),
   startedAt: z.iso.datetime({ offset: true }),
   dir: z.string(),
   /** How teammates' commands are confined, in words (see sandbox/sandbox.ts). */
-  sandbox: z.string().optional(),
+  sandbox: z.optional(z.string()),
   /** False when they run unconfined (no bubblewrap, or settings.sandbox "off"). */
-  sandboxed: z.boolean().optional(),
+  sandboxed: z.optional(z.boolean()),
 });
 export type PidInfo = z.infer<typeof pidInfoSchema>;
 

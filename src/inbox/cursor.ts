@@ -1,12 +1,12 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { readTextIfExists } from '../fs/read-text.js';
 import type { Logger } from '../logger.js';
 
 export const cursorSchema = z.looseObject({
-  offset: z.number().int().nonnegative(),
-  lastId: z.string().nullable(),
-  updatedAt: z.iso.datetime({ offset: true }).optional(),
+  offset: z.number().check(z.int(), z.nonnegative()),
+  lastId: z.nullable(z.string()),
+  updatedAt: z.optional(z.iso.datetime({ offset: true })),
 });
 
 export type Cursor = z.infer<typeof cursorSchema>;

@@ -1,5 +1,5 @@
 import { lazyBuiltin } from '../lazy-builtin.js';
-import * as z from 'zod';
+import * as z from '../zod-mini.js';
 import { nameSchema } from '../names.js';
 
 export const MESSAGE_TYPES = [
@@ -30,23 +30,25 @@ export const MAX_LINE_BYTES = 2 * 1024 * 1024;
 
 export const messageSchema = z
   .looseObject({
-    id: z.string().min(1).max(128),
+    id: z.string().check(z.minLength(1), z.maxLength(128)),
     type: z.enum(MESSAGE_TYPES),
     from: nameSchema,
     to: nameSchema,
     content: z.string(),
     timestamp: z.iso.datetime({ offset: true }),
-    requestId: z.string().min(1).max(128).optional(),
-    approve: z.boolean().optional(),
+    requestId: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+    approve: z.optional(z.boolean()),
   })
-  .refine((message) => !isProtocol(message.type) || message.requestId !== undefined, {
-    message: 'shutdown and plan approval messages carry a requestId',
-    path: ['requestId'],
-  })
-  .refine((message) => !RESPONSE_TYPES.includes(message.type) || message.approve !== undefined, {
-    message: 'a response says whether it approves',
-    path: ['approve'],
-  });
+  .check(
+    z.refine((message) => !isProtocol(message.type) || message.requestId !== undefined, {
+      message: 'shutdown and plan approval messages carry a requestId',
+      path: ['requestId'],
+    }),
+    z.refine((message) => !RESPONSE_TYPES.includes(message.type) || message.approve !== undefined, {
+      message: 'a response says whether it approves',
+      path: ['approve'],
+    }),
+  );
 
 export type Message = z.infer<typeof messageSchema>;
 

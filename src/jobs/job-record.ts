@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import * as z from 'zod';
+import * as z from '../zod-mini.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { readSliceAndClose, readTextIfExists } from '../fs/read-text.js';
 import { isSameProcessAlive } from '../proc/process-identity.js';
@@ -17,24 +17,24 @@ export const JOB_ID = /^[a-z][a-z0-9_-]{0,31}-[1-9][0-9]{0,8}$/;
  * ended, so a notice survives a crash between the end and the next model call.
  */
 export const jobRecordSchema = z.strictObject({
-  id: z.string().regex(JOB_ID),
-  teammate: z.string().min(1).max(32),
-  command: z.string().max(64 * 1024),
-  workdir: z.string().max(4096),
-  pid: z.number().int().positive().nullable(),
+  id: z.string().check(z.regex(JOB_ID)),
+  teammate: z.string().check(z.minLength(1), z.maxLength(32)),
+  command: z.string().check(z.maxLength(64 * 1024)),
+  workdir: z.string().check(z.maxLength(4096)),
+  pid: z.nullable(z.number().check(z.int(), z.positive())),
   /** Start time of the process in clock ticks (/proc/<pid>/stat): a reused pid is not taken for it. */
-  pidStart: z.number().int().nonnegative().nullable(),
+  pidStart: z.nullable(z.number().check(z.int(), z.nonnegative())),
   state: z.enum(JOB_STATES),
   startedAt: z.iso.datetime({ offset: true }),
-  endedAt: z.iso.datetime({ offset: true }).nullable(),
-  exitCode: z.number().int().nullable(),
-  signal: z.string().max(32).nullable(),
-  timeoutMs: z.number().int().positive(),
+  endedAt: z.nullable(z.iso.datetime({ offset: true })),
+  exitCode: z.nullable(z.number().check(z.int())),
+  signal: z.nullable(z.string().check(z.maxLength(32))),
+  timeoutMs: z.number().check(z.int(), z.positive()),
   /** Output past this many bytes is not written (the command still runs to its end). */
-  outputCapBytes: z.number().int().positive(),
+  outputCapBytes: z.number().check(z.int(), z.positive()),
   outputCut: z.boolean(),
   /** Why it was lost, killed or could not start, for the notice. */
-  note: z.string().max(1024).nullable(),
+  note: z.nullable(z.string().check(z.maxLength(1024))),
   notified: z.boolean(),
 });
 export type JobRecord = z.infer<typeof jobRecordSchema>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.js';
 import { TeamdError } from '../errors.js';
 import { readTextIfExists } from '../fs/read-text.js';
 import { nameSchema } from '../names.js';
@@ -26,50 +26,51 @@ export const USER = 'user';
 export const LEAD_ROLE = 'lead';
 
 export const tokenUsageSchema = z.object({
-  inputTokens: z.number().nonnegative(),
-  outputTokens: z.number().nonnegative(),
-  cacheReadTokens: z.number().nonnegative(),
-  cacheWriteTokens: z.number().nonnegative(),
+  inputTokens: z.number().check(z.nonnegative()),
+  outputTokens: z.number().check(z.nonnegative()),
+  cacheReadTokens: z.number().check(z.nonnegative()),
+  cacheWriteTokens: z.number().check(z.nonnegative()),
 });
 export type TokenUsage = z.infer<typeof tokenUsageSchema>;
 
 /** A teammate's name: a name, and never the lead's or the person's. */
-export const teammateNameSchema = nameSchema
-  .refine((name) => name !== LEAD, { message: `the name "${LEAD}" is reserved for the lead of the team: pick another, e.g. alice` })
-  .refine((name) => name !== USER, { message: `the name "${USER}" is reserved for the person running the team: pick another, e.g. alice` });
+export const teammateNameSchema = nameSchema.check(
+  z.refine((name) => name !== LEAD, { message: `the name "${LEAD}" is reserved for the lead of the team: pick another, e.g. alice` }),
+  z.refine((name) => name !== USER, { message: `the name "${USER}" is reserved for the person running the team: pick another, e.g. alice` }),
+);
 
 /** A member's name on the roster: a teammate's, or `lead` for the lead agent. */
-const memberNameSchema = nameSchema.refine((name) => name !== USER, { message: `the name "${USER}" is reserved for the person running the team` });
+const memberNameSchema = nameSchema.check(z.refine((name) => name !== USER, { message: `the name "${USER}" is reserved for the person running the team` }));
 
 /** A role is a short label on one line (coder, reviewer, tester): it names the teammate's job in its prompt and in status. */
-export const roleSchema = z
-  .string()
-  .refine((role) => role.trim().length > 0, { message: 'a role must not be empty: give one such as coder, reviewer or tester' })
-  .refine((role) => role.length <= 64, { message: 'a role is at most 64 characters' })
-  .refine((role) => ![...role].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f), {
+export const roleSchema = z.string().check(
+  z.refine((role) => role.trim().length > 0, { message: 'a role must not be empty: give one such as coder, reviewer or tester' }),
+  z.refine((role) => role.length <= 64, { message: 'a role is at most 64 characters' }),
+  z.refine((role) => ![...role].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f), {
     message: 'a role is one line of text, without tabs or control characters',
-  });
+  }),
+);
 
 export const memberSchema = z.looseObject({
   name: memberNameSchema,
   role: roleSchema,
   status: z.enum(MEMBER_STATUSES),
-  pid: z.number().int().positive().nullable().optional(),
-  model: z.string().optional(),
-  prompt: z.string().optional(),
-  plan: z.boolean().optional(),
-  budgetTokens: z.number().int().positive().optional(),
-  task: z.number().int().positive().nullable().optional(),
-  restarts: z.number().int().nonnegative().optional(),
-  startedAt: z.iso.datetime({ offset: true }).nullable().optional(),
-  lastExit: z.string().nullable().optional(),
+  pid: z.optional(z.nullable(z.number().check(z.int(), z.positive()))),
+  model: z.optional(z.string()),
+  prompt: z.optional(z.string()),
+  plan: z.optional(z.boolean()),
+  budgetTokens: z.optional(z.number().check(z.int(), z.positive())),
+  task: z.optional(z.nullable(z.number().check(z.int(), z.positive()))),
+  restarts: z.optional(z.number().check(z.int(), z.nonnegative())),
+  startedAt: z.optional(z.nullable(z.iso.datetime({ offset: true }))),
+  lastExit: z.optional(z.nullable(z.string())),
   /** Why it is not working as it should (a model outage, a refused key), shown by teamd status. */
-  problem: z.string().max(1000).nullable().optional(),
+  problem: z.optional(z.nullable(z.string().check(z.maxLength(1000)))),
   /** When it tries the model again after an outage. */
-  retryAt: z.iso.datetime({ offset: true }).nullable().optional(),
-  usage: tokenUsageSchema.optional(),
+  retryAt: z.optional(z.nullable(z.iso.datetime({ offset: true }))),
+  usage: z.optional(tokenUsageSchema),
   /** Times it woke for something (a message, a bell from the daemon), safety re-checks not counted. */
-  wakes: z.number().int().nonnegative().optional(),
+  wakes: z.optional(z.number().check(z.int(), z.nonnegative())),
 });
 
 export const settingsSchema = z.looseObject({
@@ -77,103 +78,82 @@ export const settingsSchema = z.looseObject({
    * How often an idle teammate looks for work on its own, besides the wake-ups it gets (its inbox
    * watch, the daemon's bell): the safety net for a lost event or a daemon that is not answering.
    */
-  recheckMs: z.number().int().positive().default(10_000),
+  recheckMs: z._default(z.number().check(z.int(), z.positive()), 10_000),
   /** Each log file (daemon, teammates, CLI) is rotated past this size; this many rotated files are kept. */
-  logMaxBytes: z
-    .number()
-    .int()
-    .min(64 * 1024)
-    .default(10 * 1024 * 1024),
-  logFiles: z.number().int().min(1).max(100).default(5),
+  logMaxBytes: z._default(z.number().check(z.int(), z.gte(64 * 1024)), 10 * 1024 * 1024),
+  logFiles: z._default(z.number().check(z.int(), z.gte(1), z.lte(100)), 5),
   /** A system-wide service (teamd service) runs a team whose settings allow everything (bypassPermissions) only when this says so. */
-  allowBypassInService: z.boolean().default(false),
+  allowBypassInService: z._default(z.boolean(), false),
   /** "always": every task added with teamd task add in a git workspace gets its own worktree (--no-worktree opts out). */
-  worktrees: z.enum(['off', 'always']).default('off'),
+  worktrees: z._default(z.enum(['off', 'always']), 'off'),
   /** A teammate idle this long exits and sleeps until work appears; 0 = never. */
-  idleTimeoutMs: z.number().int().nonnegative().default(60_000),
-  model: z.string().default('offline'),
+  idleTimeoutMs: z._default(z.number().check(z.int(), z.nonnegative()), 60_000),
+  model: z._default(z.string(), 'offline'),
   /** Stop ladder: how long a teammate gets to answer a shutdown (inbox or IPC), then after SIGTERM. */
-  ipcGraceMs: z.number().int().positive().default(10_000),
-  termGraceMs: z.number().int().positive().default(5_000),
+  ipcGraceMs: z._default(z.number().check(z.int(), z.positive()), 10_000),
+  termGraceMs: z._default(z.number().check(z.int(), z.positive()), 5_000),
   /** Model output limit per call, and the history size past which a conversation is compacted. */
-  maxTokens: z.number().int().positive().default(8_192),
-  compactThresholdTokens: z.number().int().positive().default(150_000),
+  maxTokens: z._default(z.number().check(z.int(), z.positive()), 8_192),
+  compactThresholdTokens: z._default(z.number().check(z.int(), z.positive()), 150_000),
   /**
    * How teammates' commands are confined: "required" (bubblewrap, or the daemon refuses to
    * start), "preferred" (bubblewrap where installed, else unconfined with a loud warning), "off".
    */
-  sandbox: z.enum(['required', 'preferred', 'off']).default('required'),
+  sandbox: z._default(z.enum(['required', 'preferred', 'off']), 'required'),
   /** A model call that sends no byte for this long is abandoned as a transient failure. */
-  modelStallMs: z.number().int().positive().default(60_000),
+  modelStallMs: z._default(z.number().check(z.int(), z.positive()), 60_000),
   /** After a model outage outlasts the SDK's retries, a teammate waits this long, doubling per failure up to the cap. */
-  modelRetryBaseMs: z.number().int().positive().default(5_000),
-  modelRetryMaxMs: z.number().int().positive().default(300_000),
+  modelRetryBaseMs: z._default(z.number().check(z.int(), z.positive()), 5_000),
+  modelRetryMaxMs: z._default(z.number().check(z.int(), z.positive()), 300_000),
   /** The context window the offline model enforces (to try compaction without a huge conversation). */
-  offlineContextTokens: z.number().int().positive().default(200_000),
+  offlineContextTokens: z._default(z.number().check(z.int(), z.positive()), 200_000),
   /** Tokens the whole team may spend (every call of every teammate); past it every teammate stops as for its own budget. */
-  teamBudgetTokens: z.number().int().positive().optional(),
+  teamBudgetTokens: z.optional(z.number().check(z.int(), z.positive())),
   /** A background job (bash with run_in_background) still running after this long is killed and reported timed out. */
-  jobTimeoutMs: z
-    .number()
-    .int()
-    .positive()
-    .max(86_400_000)
-    .default(30 * 60_000),
+  jobTimeoutMs: z._default(z.number().check(z.int(), z.positive(), z.lte(86_400_000)), 30 * 60_000),
   /** A background job's output past this many bytes is dropped (the job runs on; its record says the output was cut). */
-  jobOutputMaxBytes: z
-    .number()
-    .int()
-    .min(1024)
-    .max(1024 * 1024 * 1024)
-    .default(10 * 1024 * 1024),
+  jobOutputMaxBytes: z._default(z.number().check(z.int(), z.gte(1024), z.lte(1024 * 1024 * 1024)), 10 * 1024 * 1024),
   /** An MCP server that has not answered initialize (and listed its tools) after this long is left out, with the reason logged. */
-  mcpConnectTimeoutMs: z.number().int().positive().max(600_000).default(30_000),
+  mcpConnectTimeoutMs: z._default(z.number().check(z.int(), z.positive(), z.lte(600_000)), 30_000),
   /** An MCP tool call that has not answered after this long (progress notifications restart the clock) fails with a timeout. */
-  mcpToolTimeoutMs: z.number().int().positive().max(86_400_000).default(600_000),
+  mcpToolTimeoutMs: z._default(z.number().check(z.int(), z.positive(), z.lte(86_400_000)), 600_000),
   /** Which teammates' requests the lead agent may answer itself; the rest wait for the person (teamd approve|reject). */
-  leadAnswers: z.strictObject({ plans: z.boolean().default(true), permissions: z.boolean().default(false) }).default({ plans: true, permissions: false }),
+  leadAnswers: z._default(z.strictObject({ plans: z._default(z.boolean(), true), permissions: z._default(z.boolean(), false) }), {
+    plans: true,
+    permissions: false,
+  }),
   /** Tools the lead agent gets besides its own (it reads, plans and staffs; these let it change the workspace too). */
-  leadTools: z
-    .array(z.enum(['bash', 'write_file', 'edit_file', 'job_output', 'job_kill', 'task']))
-    .max(6)
-    .default([]),
+  leadTools: z._default(z.array(z.enum(['bash', 'write_file', 'edit_file', 'job_output', 'job_kill', 'task'])).check(z.maxLength(6)), []),
   /**
    * Where the board, the mailboxes and the cursors live: "files" (this state folder) or a
    * PostgreSQL URL, postgres://user:password@host:port/database (docs/stores.md). TEAMD_STORE overrides it.
    */
-  store: z.string().min(1).max(2048).default('files'),
+  store: z._default(z.string().check(z.minLength(1), z.maxLength(2048)), 'files'),
   /** The team's name in a shared store (several teams share one database); default: the workspace folder's name. */
-  team: z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
-    .optional(),
+  team: z.optional(z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/))),
   /**
    * A shared store: a host whose daemon has not shown it is alive for this long is lost; its
    * teammates' tasks go back to the board (their claim numbers fence off a late return).
    */
-  hostLeaseMs: z.number().int().min(1_000).max(3_600_000).default(30_000),
+  hostLeaseMs: z._default(z.number().check(z.int(), z.gte(1_000), z.lte(3_600_000)), 30_000),
   /** This host's name in a shared store; default: the machine's hostname. */
-  host: z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
-    .optional(),
+  host: z.optional(z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/))),
   /** Environment variables commands never see, besides ANTHROPIC_*, CLAUDE_* and TEAMD_*. */
-  secretEnv: z.array(z.string().min(1).max(256)).max(256).default([]),
+  secretEnv: z._default(z.array(z.string().check(z.minLength(1), z.maxLength(256))).check(z.maxLength(256)), []),
 });
 export type TeamSettings = z.infer<typeof settingsSchema>;
 
 export const configSchema = z.looseObject({
-  members: z
-    .array(memberSchema)
-    .default([])
-    .superRefine((members, ctx) => {
+  members: z._default(z.array(memberSchema), []).check(
+    z.superRefine((members, ctx) => {
       const seen = new Set<string>();
       for (const member of members) {
         if (seen.has(member.name)) ctx.addIssue({ code: 'custom', message: `teammate "${member.name}" is listed twice: remove one of its entries` });
         seen.add(member.name);
       }
     }),
-  settings: settingsSchema.default(() => settingsSchema.parse({})),
+  ),
+  settings: z._default(settingsSchema, () => settingsSchema.parse({})),
 });
 
 export type Member = z.infer<typeof memberSchema>;

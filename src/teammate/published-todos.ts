@@ -1,5 +1,5 @@
 import path from 'node:path';
-import * as z from 'zod';
+import * as z from '../zod-mini.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { todoItemSchema, type TodoItem } from '../agent/todos.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
