@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build, transform, type OutputFile } from 'esbuild';
 import { requireBuiltins, wrappedBuiltins } from './builtin-imports.js';
-import { commanderSpawn } from './commander-spawn.js';
+import { standIns } from './stand-ins.js';
 
 const ROOT = path.resolve(process.argv[2] ?? '.');
 const DIST = path.join(ROOT, 'dist');
@@ -64,7 +64,7 @@ async function bundleSplit(entry: string, folder: string): Promise<void> {
     outdir: dir,
     entryNames: '[name]',
     chunkNames: 'chunks/[name]-[hash]',
-    plugins: [commanderSpawn],
+    plugins: [standIns],
     write: false,
   });
   for (const file of split.outputFiles) await writeCommonJs(file, file.path);

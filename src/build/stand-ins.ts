@@ -6,18 +6,57 @@ let loaded;
 module.exports = { spawn: (...args) => (loaded ??= require("node:child_process")).spawn(...args) };
 `;
 
+/** What proper-lockfile's `require('graceful-fs')` gets in the bundles: Node's own fs. */
+const PLAIN_FS = `"use strict";
+module.exports = require("node:fs");
+`;
+
+/** What signal-exit's `require('assert')` gets in the bundles: the one assertion it makes. */
+const EQUAL_ONLY = `"use strict";
+module.exports = { equal: (actual, expected, message) => { if (actual != expected) throw new Error(message); } };
+`;
+
+interface StandIn {
+  /** The module asked for. */
+  readonly module: RegExp;
+  /** Only when asked for by this package. */
+  readonly importer: RegExp;
+  readonly contents: string;
+}
+
+const STAND_INS: Readonly<Record<string, StandIn>> = {
+  /**
+   * commander requires child_process at its top for one thing, running a subcommand that is its
+   * own executable (`spawn`), which teamd never does; loading it (with net and dgram) is ~5 ms of
+   * every CLI command.
+   */
+  'commander-child-process': { module: /^(node:)?child_process$/, importer: /[\\/]node_modules[\\/]commander[\\/]/, contents: LAZY_SPAWN },
+  /**
+   * proper-lockfile uses graceful-fs only as the file system for callers that give it none;
+   * src/fs/file-lock.ts always gives its own. graceful-fs patches fs as it loads and brings the
+   * stream module with it: ~3 ms of every command's start, the read-only ones that take no lock
+   * included. The lock files are directories (mkdir, stat, utimes, rmdir): no descriptor is opened,
+   * so graceful-fs's queueing of opens past EMFILE never applied to them.
+   */
+  'lockfile-graceful-fs': { module: /^graceful-fs$/, importer: /[\\/]node_modules[\\/]proper-lockfile[\\/]/, contents: PLAIN_FS },
+  /**
+   * signal-exit (proper-lockfile's) requires assert for one `assert.equal` on its argument.
+   * Loading assert builds process.stderr, to see whether its messages may be coloured: ~2 ms of
+   * every command, which otherwise writes with write(2) (src/cli/fd-writer.ts).
+   */
+  'signal-exit-assert': { module: /^(node:)?assert$/, importer: /[\\/]node_modules[\\/]signal-exit[\\/]/, contents: EQUAL_ONLY },
+};
+
 /**
- * commander requires child_process at its top for one thing, running a subcommand that is its
- * own executable (`spawn`), which teamd never does; loading it (with net and dgram) is ~5 ms of
- * every CLI command. In the bundles, commander gets a stand-in whose spawn loads the real module
- * on its first call. Any other import of child_process is untouched.
+ * Stand-ins for modules our dependencies require at their top but teamd never needs, so
+ * the bundles do not load them. Any other import of those modules is untouched.
  */
-export const commanderSpawn: Plugin = {
-  name: 'commander-lazy-child-process',
+export const standIns: Plugin = {
+  name: 'teamd-stand-ins',
   setup(build) {
-    build.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: 'commander-child-process', namespace: 'teamd-lazy' } : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'teamd-lazy' }, () => ({ contents: LAZY_SPAWN, loader: 'js' }));
+    for (const [name, standIn] of Object.entries(STAND_INS)) {
+      build.onResolve({ filter: standIn.module }, (args) => (standIn.importer.test(args.importer) ? { path: name, namespace: 'teamd-stand-in' } : undefined));
+    }
+    build.onLoad({ filter: /.*/, namespace: 'teamd-stand-in' }, (args) => ({ contents: STAND_INS[args.path]!.contents, loader: 'js' }));
   },
 };
