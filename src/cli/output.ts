@@ -1,5 +1,7 @@
 import type { BoardListing, TaskView } from '../board/board.js';
 import type { Task } from '../board/task.js';
+import type { ClosedPipe } from './closed-pipe.js';
+import { FdWriter } from './fd-writer.js';
 
 /** Where the CLI writes. Injected so commands never reach for process globals. */
 export interface Io {
@@ -12,17 +14,29 @@ export interface Io {
   /** Standard input as a stream, for a command that reads it line by line as it comes (teamd lead). */
   readonly stdin?: NodeJS.ReadableStream;
   /**
-   * A closed stdout or stderr ends a command quietly (closed-pipe.ts); a daemon run in the
-   * foreground calls this to outlive them instead.
+   * stdout and stderr as streams, for a command that needs more than text: the terminal's size
+   * (teamd watch), a log tee (the daemon). Made when asked for; `out` and `err` write through
+   * them from then on (fd-writer.ts).
    */
-  readonly keepRunningOnClosedPipe?: () => void;
+  readonly stdoutStream: () => NodeJS.WriteStream;
+  readonly stderrStream: () => NodeJS.WriteStream;
+  /**
+   * A closed stdout or stderr ends a command quietly (closed-pipe.ts); a daemon run in the
+   * foreground passes a handler that outlives them, the demo one that stops its daemon first.
+   */
+  readonly onClosedPipe: (handler: (code: number) => void) => void;
 }
 
-export function processIo(keepRunningOnClosedPipe?: () => void): Io {
+/** The process's own stdout, stderr and stdin; a failed write goes to `closed`. */
+export function processIo(closed: ClosedPipe): Io {
+  const stdout = new FdWriter(1, () => process.stdout, closed.failed);
+  const stderr = new FdWriter(2, () => process.stderr, closed.failed);
   return {
-    keepRunningOnClosedPipe,
-    out: (text) => process.stdout.write(text),
-    err: (text) => process.stderr.write(text),
+    onClosedPipe: closed.handle,
+    out: stdout.write,
+    err: stderr.write,
+    stdoutStream: () => stdout.toStream(),
+    stderrStream: () => stderr.toStream(),
     env: process.env,
     cwd: process.cwd(),
     // Created when read (teamd lead): making it is ~1.5 ms of every command's start.

@@ -83,4 +83,22 @@ describe('teamd demo', () => {
     expect(isAlive(daemonPid)).toBe(false);
     expect(demos().filter((name) => !before.has(name))).toEqual([]);
   });
+
+  it('a reader that went away (teamd demo | head -3) ends the demo quietly, its daemon stopped and its workspace removed', async () => {
+    const demos = (): string[] => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('teamd-demo-'));
+    const before = new Set(demos());
+    const demo = spawn(process.execPath, [TEAMD_BIN, 'demo'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    demo.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const line = await waitForLine(demo, /daemon started \(pid \d+\)/);
+    const daemonPid = Number(/pid (\d+)/.exec(line)![1]);
+    expect(isAlive(daemonPid)).toBe(true);
+    const exited = new Promise<number | null>((resolve) => demo.once('exit', resolve));
+    // The reader closes its end: the demo's next line fails with EPIPE.
+    demo.stdout.destroy();
+    expect(await exited).toBe(0);
+    expect(isAlive(daemonPid)).toBe(false);
+    expect(demos().filter((name) => !before.has(name))).toEqual([]);
+    expect(stderr).toBe('');
+  });
 });

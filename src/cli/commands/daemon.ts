@@ -30,16 +30,16 @@ interface StartOptions extends CommonOptions {
 
 async function runForeground(io: Io, paths: StatePaths, options: StartOptions): Promise<void> {
   // stdout and stderr may be files on the disk that filled up, or a journal that went away:
-  // their write errors arrive as 'error' events, which must not end the daemon.
-  io.keepRunningOnClosedPipe?.();
-  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+  // a failed write to them must not end the daemon.
+  io.onClosedPipe(() => {});
+  const stdout = io.stdoutStream();
   ensurePrivateDir(paths.root);
   let logFailure: string | null = null;
   const logger = createLogger({
     destination: paths.logFile('daemon'),
     rotation: logRotation(paths),
     // On a terminal, lines a person can read; for journald (a pipe), the JSON lines.
-    tee: process.stdout.isTTY ? readableStream(process.stdout) : process.stdout,
+    tee: stdout.isTTY ? readableStream(stdout) : stdout,
     bindings: { component: 'daemon' },
     // The log is on the disk that failed: say so where it can be seen (stderr: the journal, or logs/daemon-start.log).
     onWriteHealth: (error) => {

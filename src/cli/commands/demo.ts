@@ -27,18 +27,22 @@ export function demoCommand(io: Io): Command {
         throw new TeamdError('USAGE', `there is no demo ${JSON.stringify(which)}: teamd demo, teamd demo worktrees, or teamd demo lead`);
       const time = (): string => new Date().toISOString().slice(11, 19);
       const show = (line: string): void => (options.json ? io.err : io.out)(`${time()}  ${line}\n`);
-      // A closed pipe (teamd demo | head) or Ctrl-C must not leave the demo's daemon running.
-      for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+      // Ctrl-C, or a reader that went away (teamd demo | head), must not leave the demo's daemon running.
       let running: { paths: StatePaths; info: PidInfo } | null = null;
-      const interrupt = (): void => {
+      let ending = false;
+      const end = (code: number): void => {
+        if (ending) return;
+        ending = true;
         void (async () => {
           if (running && options.keep !== true) {
             await stopDaemonAndWait(running.paths, running.info).catch(() => undefined);
             fs.rmSync(path.dirname(running.paths.root), { recursive: true, force: true });
           }
-          process.exit(130);
+          process.exit(code);
         })();
       };
+      const interrupt = (): void => end(130);
+      io.onClosedPipe(end);
       const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
       for (const signal of signals) process.once(signal, interrupt);
       const hooks = {

@@ -23,7 +23,7 @@ export function watchCommand(io: Io): Command {
     .option('--once', 'print one frame and exit (no terminal control)')
     .action(async (options: CommonOptions & { once?: boolean }) => {
       const { paths, store, logger } = await openContext(io, options.dir, 'read');
-      const out = process.stdout;
+      const out = io.stdoutStream();
       if (options.json) {
         printJson(io, await takeSnapshot(paths, store, 10));
         return;
