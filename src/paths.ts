@@ -8,6 +8,8 @@ export interface StatePaths {
   readonly tasksDir: string;
   /** Finished tasks (completed, failed, cancelled), moved out of the folder claimers scan. */
   readonly doneDir: string;
+  /** What each finished task's status was when it was moved to doneDir, and which file that was (board/done-index.ts). */
+  readonly doneIndex: string;
   /** The owner index: `owners/<name>/<id>`, one empty file per task in progress (board/owner-index.ts). */
   readonly ownersDir: string;
   /** Lock target guarding id allocation and dependency edits across the whole board. */
@@ -81,6 +83,7 @@ export function statePaths(stateDir: string): StatePaths {
     config: path.join(root, 'config.json'),
     tasksDir,
     doneDir,
+    doneIndex: path.join(doneDir, '.index.jsonl'),
     ownersDir,
     boardLock: path.join(tasksDir, '.board'),
     taskCounter: path.join(tasksDir, '.next-id'),

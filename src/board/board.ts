@@ -14,6 +14,7 @@ import { TaskStore, type CorruptTask } from './task-store.js';
 import { OwnerIndex } from './owner-index.js';
 import { allocateId } from './id-allocator.js';
 import { reconcileBoard } from './board-reconcile.js';
+import { countFileBoard, type BoardCounts } from './board-counts.js';
 import { isTerminal } from './task.js';
 import * as transitions from './transitions.js';
 import { checkNewTask, dedupe, validateText } from './validation.js';
@@ -141,6 +142,16 @@ export class Board {
           (filter.ready === undefined || view.ready === filter.ready),
       );
     return { tasks: views, problems };
+  }
+
+  /**
+   * The board by status, the first `failedShown` failed tasks and the files that are not valid
+   * tasks: what a listing would give `teamd status`, without reading every finished task (board-counts.ts).
+   */
+  counts(failedShown: number): BoardCounts {
+    const counted = countFileBoard(this.store, this.paths, failedShown);
+    for (const problem of counted.problems) this.logger.warn(problem, 'corrupt task file skipped (left untouched)');
+    return counted;
   }
 
   /**

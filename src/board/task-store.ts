@@ -6,6 +6,7 @@ import { readTextIfPresent } from '../fs/read-text.js';
 import { TASK_FILE_PATTERN, type StatePaths } from '../paths.js';
 import { isTerminal, taskSchema, type Task } from './task.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
+import { DoneIndex } from './done-index.js';
 
 export type TaskSummary = Pick<Task, 'status' | 'owner' | 'blockedBy'> & { readonly role?: string | null | undefined };
 
@@ -41,8 +42,11 @@ export interface CorruptTask {
  */
 export class TaskStore {
   private doneDirReady = false;
+  readonly doneIndex: DoneIndex;
 
-  constructor(private readonly paths: StatePaths) {}
+  constructor(private readonly paths: StatePaths) {
+    this.doneIndex = new DoneIndex(paths.doneIndex);
+  }
 
   ensureDir(): void {
     ensurePrivateDir(this.paths.tasksDir);
@@ -53,10 +57,15 @@ export class TaskStore {
     return listTaskIds(this.paths.tasksDir);
   }
 
+  /** Finished task ids (the done folder), ascending. */
+  listDoneIds(): number[] {
+    return listTaskIds(this.paths.doneDir);
+  }
+
   /** Every task id, live and finished, ascending. */
   listAllIds(): number[] {
     const live = this.listIds();
-    const done = listTaskIds(this.paths.doneDir);
+    const done = this.listDoneIds();
     if (done.length === 0) return live;
     return [...new Set([...live, ...done])].sort((a, b) => a - b);
   }
@@ -139,6 +148,7 @@ export class TaskStore {
       : [this.paths.taskFile(task.id), this.paths.doneTaskFile(task.id)];
     writeFileAtomicSync(target, `${JSON.stringify(task, null, 2)}\n`, beforeRename);
     removeIfThere(other);
+    if (finished) this.doneIndex.record(task.id, task.status, target);
   }
 
   /** Removes the losing copy of a task left in both folders by a writer that died mid-move. Callers hold the task's lock. */

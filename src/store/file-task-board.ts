@@ -6,6 +6,7 @@ export function fileTaskBoard(board: Board): TaskBoard {
   return {
     add: (input) => board.add(input),
     list: async (filter) => board.list(filter),
+    counts: async (failedShown) => board.counts(failedShown),
     get: async (id) => board.get(id),
     ownedBy: async (name) => board.ownedBy(name),
     readyTasks: async (limit) => board.readyTasks(limit),

@@ -1,8 +1,9 @@
 import type { BoardListing, NewTask, TaskFilter, TaskView } from '../board/board.js';
+import type { BoardCounts } from '../board/board-counts.js';
 import type { Task, TaskWorktree } from '../board/task.js';
 import type { Actor } from '../board/transitions.js';
 
-export type { BoardListing, NewTask, TaskFilter, TaskView };
+export type { BoardCounts, BoardListing, NewTask, TaskFilter, TaskView };
 
 /**
  * The shared task board, whichever store holds it (files in the state folder, or PostgreSQL).
@@ -14,6 +15,8 @@ export interface TaskBoard {
   add(input: NewTask): Promise<Task>;
   /** Tasks with their readiness; rows or files that are not valid tasks are listed as problems. */
   list(filter?: TaskFilter): Promise<BoardListing>;
+  /** Tasks by status, the first `failedShown` failed ones and the problems, as a listing would give them, for teamd status. */
+  counts(failedShown: number): Promise<BoardCounts>;
   get(id: number): Promise<TaskView>;
   /** The tasks `name` has in progress. */
   ownedBy(name: string): Promise<Task[]>;

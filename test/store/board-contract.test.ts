@@ -46,6 +46,24 @@ describe.each(STORES)('the board on the $name store', (store) => {
       expect(await board.ownedBy('bob')).toEqual([]);
     });
 
+    it('counts by status, with the lowest failed tasks first, as the listing does', async () => {
+      const { board } = await store.open();
+      for (let i = 0; i < 9; i++) await board.add({ subject: `task ${i + 1}` });
+      for (const id of [2, 3, 4, 5, 6, 7]) await board.claim(id, 'alice');
+      await board.complete(2, { owner: 'alice' }, 'ok');
+      for (const id of [7, 3, 5]) await board.fail(id, { owner: 'alice' }, `broke ${id}`);
+      await board.cancel(9);
+      const counted = await board.counts(2);
+      expect(counted.counts).toEqual({ pending: 2, in_progress: 2, completed: 1, failed: 3, cancelled: 1 });
+      expect(counted.failed.map((task) => [task.id, task.result])).toEqual([
+        [3, 'broke 3'],
+        [5, 'broke 5'],
+      ]);
+      expect(counted.problems).toEqual([]);
+      const listed = (await board.list()).tasks;
+      for (const [status, n] of Object.entries(counted.counts)) expect(listed.filter((task) => task.status === status)).toHaveLength(n);
+    });
+
     it('refuses unknown blocker ids, naming them, and creates nothing', async () => {
       const { board } = await store.open();
       await board.add({ subject: 'a' });

@@ -4,6 +4,7 @@ import { requestDaemon } from '../../daemon/control-client.js';
 import type { DaemonHealth } from '../../daemon/daemon.js';
 import { readLiveDaemon, runsUnsandboxed } from '../../daemon/pid-file.js';
 import { TASK_STATUSES, type TaskStatus } from '../../board/task.js';
+import type { BoardCounts } from '../../board/board-counts.js';
 import { isTeamdError, type TeamdError } from '../../errors.js';
 import { readPlanRequests } from '../../inbox/plan-requests.js';
 import { runningJobCounts } from '../../jobs/job-listing.js';
@@ -32,7 +33,6 @@ export function statusCommand(io: Io): Command {
       const { config, error: rosterError } = readRoster(paths);
       if (rosterError) needsYou.push(rosterError.message);
       const members = (config?.members ?? []).map((m) => memberView(m, config?.settings.model ?? 'offline', daemon !== null));
-      const tasks = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
       const storeName = describeStore(store.setting);
       const ownHost = store.setting.kind === 'postgres' ? store.setting.host : null;
       // A shared store: the other hosts' daemons and members (their pids are theirs: never checked here).
@@ -43,25 +43,25 @@ export function statusCommand(io: Io): Command {
         needsYou.push(`host ${host.host} is lost (no heartbeat since ${host.heartbeatAt}): its teammates' tasks went back to the board`);
       let storeError: string | null = null;
       // An unreachable store is reported like everything else: the rest of the status is still shown.
-      const listing = await board.list().catch((error: unknown) => {
+      // Counted, not listed: thousands of finished tasks are not read one by one (board/board-counts.ts).
+      const counted = await board.counts(FAILED_SHOWN).catch((error: unknown): BoardCounts => {
         if (!isTeamdError(error, 'STORE_UNAVAILABLE')) throw error;
         storeError = error.message;
         needsYou.push(`${error.message}: the teammates wait for it (they neither spin nor fail their tasks); check the server named by the store setting`);
-        return { tasks: [], problems: [] };
+        return { counts: Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>, failed: [], problems: [] };
       });
-      for (const task of listing.tasks) tasks[task.status]++;
+      const tasks = counted.counts;
       const stopped = members.filter((m) => m.status === 'stopped' || m.status === 'unknown');
       if (stopped.length > 0)
         needsYou.push(
           `the daemon is not running: ${stopped.map((m) => `${m.name} (${m.status})`).join(', ')} stopped with it; start it again to resume them: teamd start --dir ${paths.root}`,
         );
-      needsYou.push(...listing.problems.map((problem) => `${problem.file}: ${problem.reason} (skipped by claims; fix it or move it out of the tasks folder)`));
-      const failed = listing.tasks.filter((task) => task.status === 'failed');
-      for (const task of failed.slice(0, FAILED_SHOWN))
+      needsYou.push(...counted.problems.map((problem) => `${problem.file}: ${problem.reason} (skipped by claims; fix it or move it out of the tasks folder)`));
+      for (const task of counted.failed)
         needsYou.push(
           `task ${task.id} failed${task.owner ? ` (${task.owner})` : ''}: ${firstLine(task.result ?? 'no reason given', 120)} (teamd task show ${task.id})`,
         );
-      if (failed.length > FAILED_SHOWN) needsYou.push(`${failed.length - FAILED_SHOWN} more failed tasks: teamd task list --status failed`);
+      if (tasks.failed > counted.failed.length) needsYou.push(`${tasks.failed - counted.failed.length} more failed tasks: teamd task list --status failed`);
       const plans = storeError ? [] : (await readPlanRequests(mailbox, paths)).filter((request) => request.answer === null);
       for (const plan of plans)
         needsYou.push(

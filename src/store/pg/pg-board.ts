@@ -9,7 +9,8 @@ import type { Actor } from '../../board/transitions.js';
 import { checkNewTask, dedupe, validateText } from '../../board/validation.js';
 import { worktreeFor } from '../../board/worktree-spec.js';
 import type { CorruptTask } from '../../board/task-store.js';
-import type { BoardListing, NewTask, TaskBoard, TaskFilter, TaskView } from '../task-board.js';
+import { countListing } from '../../board/board-counts.js';
+import type { BoardCounts, BoardListing, NewTask, TaskBoard, TaskFilter, TaskView } from '../task-board.js';
 import { inTransaction, patiently, storeError, type Patience } from './transaction.js';
 import { blockerLookup, parseTaskRow, parseTaskRowOrThrow, READY, type TaskRow } from './pg-task-rows.js';
 import { NOTIFY_CHANNEL } from './notify.js';
@@ -90,6 +91,12 @@ export class PgBoard implements TaskBoard {
       .map((task) => ({ ...task, ...assessReadiness(task, lookup) }))
       .filter((view) => filter.ready === undefined || view.ready === filter.ready);
     return { tasks: views, problems };
+  }
+
+  /** From the whole listing: an invalid row is found only by parsing it, and the listing reports those. */
+  async counts(failedShown: number): Promise<BoardCounts> {
+    const listing = await this.list();
+    return countListing(listing.tasks, listing.problems, failedShown);
   }
 
   async get(id: number): Promise<TaskView> {

@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { countFileBoard, countListing } from '../../src/board/board-counts.js';
+import { TaskStore } from '../../src/board/task-store.js';
+import type { Board } from '../../src/board/board.js';
+import type { StatePaths } from '../../src/paths.js';
+import { openBoard } from '../helpers/board.js';
+import { runTeamd } from '../helpers/processes.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+/** 12 tasks: 2 pending, 2 in progress, 5 completed, 2 failed, 1 cancelled. */
+async function mixedBoard(): Promise<{ dir: string; board: Board; paths: StatePaths }> {
+  const dir = path.join(makeTempDir(), '.team');
+  const { board, paths } = openBoard(dir);
+  for (let i = 1; i <= 12; i++) await board.add({ subject: `task ${i}` });
+  for (const id of [3, 4, 5, 6, 7, 8, 9, 10, 11]) await board.claim(id, 'alice');
+  for (const id of [5, 6, 7, 8, 9]) await board.complete(id, { owner: 'alice' }, `done ${id}`);
+  for (const id of [10, 11]) await board.fail(id, { owner: 'alice' }, `broke ${id}`);
+  await board.cancel(12);
+  return { dir, board, paths };
+}
+
+/** What a full listing says: the reference the counts must equal. */
+function fromListing(board: Board, failedShown = 5) {
+  const listing = board.list();
+  return countListing(listing.tasks, listing.problems, failedShown);
+}
+
+const summary = (counted: ReturnType<typeof countListing>) => ({
+  counts: counted.counts,
+  failed: counted.failed.map((task) => [task.id, task.status, task.result]),
+  problems: counted.problems.map((problem) => [problem.id, problem.file]),
+});
+
+describe('the board counted for teamd status, with the done index (board/done-index.ts)', () => {
+  it('gives what a listing gives, and reads no finished task but the failed ones it shows', async () => {
+    const { board, paths } = await mixedBoard();
+    const counted = board.counts(5);
+    expect(counted.counts).toEqual({ pending: 2, in_progress: 2, completed: 5, failed: 2, cancelled: 1 });
+    expect(summary(counted)).toEqual(summary(fromListing(board)));
+    expect(fs.readFileSync(paths.doneIndex, 'utf8').trim().split('\n')).toHaveLength(8);
+
+    const store = new TaskStore(paths);
+    const read = vi.spyOn(store, 'read');
+    const again = countFileBoard(store, paths, 1);
+    expect(summary(again)).toEqual(summary(fromListing(board, 1)));
+    // The live tasks (1-4), and the one failed task shown.
+    expect(read.mock.calls.map(([id]) => id).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 10]);
+  });
+
+  it('a finished task changed by hand is counted as its file now says; an invalid one is a problem, as in a listing', async () => {
+    const { board, paths } = await mixedBoard();
+    // Rewritten in place at the same size: only the file's times tell it changed.
+    const five = fs.readFileSync(paths.doneTaskFile(5), 'utf8');
+    fs.writeFileSync(paths.doneTaskFile(5), five.replace('"completed"', '"cancelled"'));
+    expect(fs.statSync(paths.doneTaskFile(5)).size).toBe(five.length);
+    fs.writeFileSync(paths.doneTaskFile(6), '{"id": 6, "status": "completed"}\n');
+    fs.writeFileSync(paths.doneTaskFile(7), 'not json');
+    const counted = board.counts(5);
+    expect(counted.counts).toEqual({ pending: 2, in_progress: 2, completed: 2, failed: 2, cancelled: 2 });
+    expect(counted.problems.map((problem) => problem.id)).toEqual([6, 7]);
+    expect(summary(counted)).toEqual(summary(fromListing(board)));
+  });
+
+  it('a missing, torn or garbled index, lines for tasks that left, and a task in both folders change nothing', async () => {
+    const { board, paths } = await mixedBoard();
+    const reference = summary(fromListing(board));
+    const lines = fs.readFileSync(paths.doneIndex, 'utf8');
+
+    fs.rmSync(paths.doneIndex);
+    expect(summary(board.counts(5))).toEqual(reference);
+
+    // Torn mid-line (a writer killed in its append), garbage, a wrong field, and a line for a task not in the folder.
+    fs.writeFileSync(
+      paths.doneIndex,
+      `garbage\n${lines.slice(0, Math.floor(lines.length / 2))}\n{"id":"x"}\n{"id":99,"status":"failed","ino":1,"size":1,"mtimeMs":1,"ctimeMs":1}\n`,
+    );
+    expect(summary(board.counts(5))).toEqual(reference);
+
+    // A writer killed mid-move: the finished task is in both folders (the newer copy counts, once).
+    fs.copyFileSync(paths.doneTaskFile(8), paths.taskFile(8));
+    expect(summary(board.counts(5))).toEqual(summary(fromListing(board)));
+    expect(board.counts(5).counts.completed).toBe(5);
+
+    // A failed task given another try leaves the folder; its old line is not counted.
+    fs.writeFileSync(paths.doneIndex, lines);
+    await board.release(10);
+    const after = board.counts(5);
+    expect(after.counts).toEqual({ pending: 3, in_progress: 2, completed: 5, failed: 1, cancelled: 1 });
+    expect(summary(after)).toEqual(summary(fromListing(board)));
+  });
+
+  it('a task still finishes when its line cannot be appended (the index is only a hint)', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    const { board, paths } = openBoard(dir);
+    await board.add({ subject: 'one' });
+    await board.claim(1, 'alice');
+    fs.mkdirSync(paths.doneIndex, { recursive: true });
+    const done = await board.complete(1, { owner: 'alice' }, 'ok');
+    expect(done.status).toBe('completed');
+    expect(board.counts(5).counts.completed).toBe(1);
+  });
+
+  it('teamd status shows the counts and the failed tasks, from the index and from files alike', async () => {
+    const { dir, paths } = await mixedBoard();
+    const before = await runTeamd(['status', '--json', '--dir', dir]);
+    expect(before.code, before.stderr).toBe(0);
+    const json = JSON.parse(before.stdout) as { tasks: Record<string, number>; needsYou: string[] };
+    expect(json.tasks).toEqual({ pending: 2, in_progress: 2, completed: 5, failed: 2, cancelled: 1 });
+    expect(json.needsYou.filter((line) => /failed/.test(line))).toEqual([
+      'task 10 failed (alice): broke 10 (teamd task show 10)',
+      'task 11 failed (alice): broke 11 (teamd task show 11)',
+    ]);
+    fs.rmSync(paths.doneIndex);
+    const without = await runTeamd(['status', '--json', '--dir', dir]);
+    expect(JSON.parse(without.stdout)).toMatchObject({ tasks: json.tasks, needsYou: json.needsYou });
+  });
+});
