@@ -29,7 +29,11 @@ type Identity = Pick<fs.Stats, 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>;
  * whole (O_APPEND), so writers of different tasks need no common lock.
  */
 export class DoneIndex {
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    /** ~270,000 lines. */
+    private readonly maxBytes = 32 * 1024 * 1024,
+  ) {}
 
   /** After `taskFile` was written with this status (the task's lock held). Never throws. */
   record(id: number, status: TaskStatus, taskFile: string): void {
@@ -41,11 +45,13 @@ export class DoneIndex {
     }
   }
 
-  /** The last valid line for each task; empty when there is no index. */
+  /** The last valid line for each task; empty when there is no index, or one past `maxBytes`. */
   read(): Map<number, DoneEntry> {
     const entries = new Map<number, DoneEntry>();
     let text: string;
     try {
+      // Past this, reading it would cost more than it saves (and memory): the files are read instead.
+      if (fs.statSync(this.file).size > this.maxBytes) return entries;
       text = fs.readFileSync(this.file, 'utf8');
     } catch {
       return entries;

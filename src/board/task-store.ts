@@ -42,11 +42,10 @@ export interface CorruptTask {
  */
 export class TaskStore {
   private doneDirReady = false;
-  readonly doneIndex: DoneIndex;
-
-  constructor(private readonly paths: StatePaths) {
-    this.doneIndex = new DoneIndex(paths.doneIndex);
-  }
+  constructor(
+    private readonly paths: StatePaths,
+    readonly doneIndex: DoneIndex = new DoneIndex(paths.doneIndex),
+  ) {}
 
   ensureDir(): void {
     ensurePrivateDir(this.paths.tasksDir);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { countFileBoard, countListing } from '../../src/board/board-counts.js';
+import { DoneIndex } from '../../src/board/done-index.js';
 import { TaskStore } from '../../src/board/task-store.js';
 import type { Board } from '../../src/board/board.js';
 import type { StatePaths } from '../../src/paths.js';
@@ -89,6 +90,14 @@ describe('the board counted for teamd status, with the done index (board/done-in
     const after = board.counts(5);
     expect(after.counts).toEqual({ pending: 3, in_progress: 2, completed: 5, failed: 1, cancelled: 1 });
     expect(summary(after)).toEqual(summary(fromListing(board)));
+  });
+
+  it('an index past its size limit is not read: the files are', async () => {
+    const { board, paths } = await mixedBoard();
+    const store = new TaskStore(paths, new DoneIndex(paths.doneIndex, 100));
+    const read = vi.spyOn(store, 'read');
+    expect(summary(countFileBoard(store, paths, 5))).toEqual(summary(fromListing(board)));
+    expect(read.mock.calls.map(([id]) => id).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
   });
 
   it('a task still finishes when its line cannot be appended (the index is only a hint)', async () => {
