@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { TASK_STATUSES, type TaskStatus } from './task.js';
 import * as z from '../zod-mini.js';
 
@@ -14,6 +15,9 @@ const entrySchema = z.object({
 export type DoneEntry = z.infer<typeof entrySchema>;
 
 type Identity = Pick<fs.Stats, 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>;
+
+/** Past this (~270,000 lines) the index is not read: the files are. */
+const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 
 /**
  * `tasks/done/.index.jsonl`: a line appended each time a finished task is written to the done
@@ -31,8 +35,7 @@ type Identity = Pick<fs.Stats, 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>;
 export class DoneIndex {
   constructor(
     private readonly file: string,
-    /** ~270,000 lines. */
-    private readonly maxBytes = 32 * 1024 * 1024,
+    private readonly maxBytes = DEFAULT_MAX_BYTES,
   ) {}
 
   /** After `taskFile` was written with this status (the task's lock held). Never throws. */
@@ -47,29 +50,64 @@ export class DoneIndex {
 
   /** The last valid line for each task; empty when there is no index, or one past `maxBytes`. */
   read(): Map<number, DoneEntry> {
-    const entries = new Map<number, DoneEntry>();
-    let text: string;
     try {
       // Past this, reading it would cost more than it saves (and memory): the files are read instead.
-      if (fs.statSync(this.file).size > this.maxBytes) return entries;
-      text = fs.readFileSync(this.file, 'utf8');
+      if (fs.statSync(this.file).size > this.maxBytes) return new Map();
+      return parseLines(fs.readFileSync(this.file, 'utf8'));
     } catch {
-      return entries;
+      return new Map();
     }
-    for (const line of text.split('\n')) {
-      if (line.length === 0) continue;
-      let json: unknown;
-      try {
-        json = JSON.parse(line);
-      } catch {
-        continue;
+  }
+
+  /**
+   * Rewrites the index when it holds more than twice as many lines as there are finished tasks (a
+   * task finished again, or given another try, leaves a line each time): the last line of each task
+   * still in the folder whose file is still that version; the files of the others would be read
+   * anyway. One past `maxBytes` is started again empty. Written whole (temp + rename); a line
+   * another process appends to the old file meanwhile is lost, and that task is read until it is
+   * written again. The daemon runs this at start. Returns the lines dropped; never throws.
+   */
+  compact(doneFiles: ReadonlyMap<number, string>): number {
+    try {
+      const size = fs.statSync(this.file, { throwIfNoEntry: false })?.size ?? 0;
+      if (size === 0) return 0;
+      const text = size > this.maxBytes ? null : fs.readFileSync(this.file, 'utf8');
+      const lines = text === null ? Infinity : text.split('\n').filter((line) => line.length > 0).length;
+      if (lines <= 2 * doneFiles.size + COMPACT_SLACK) return 0;
+      const entries = text === null ? new Map<number, DoneEntry>() : parseLines(text);
+      const kept: string[] = [];
+      for (const [id, taskFile] of doneFiles) {
+        const entry = entries.get(id);
+        const stat = entry && fs.statSync(taskFile, { throwIfNoEntry: false });
+        if (entry && stat && sameVersion(entry, stat)) kept.push(`${JSON.stringify(entry)}\n`);
       }
-      const parsed = entrySchema.safeParse(json);
-      if (parsed.success) entries.set(parsed.data.id, parsed.data);
+      writeFileAtomicSync(this.file, kept.join(''));
+      return text === null ? 0 : lines - kept.length;
+    } catch {
+      return 0;
     }
-    return entries;
   }
 }
+
+/** The last valid line for each task. */
+function parseLines(text: string): Map<number, DoneEntry> {
+  const entries = new Map<number, DoneEntry>();
+  for (const line of text.split('\n')) {
+    if (line.length === 0) continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const parsed = entrySchema.safeParse(json);
+    if (parsed.success) entries.set(parsed.data.id, parsed.data);
+  }
+  return entries;
+}
+
+/** Lines the index may hold beyond two per finished task before `compact` rewrites it. */
+const COMPACT_SLACK = 1_000;
 
 /** Whether the file is still the version the entry recorded. */
 export function sameVersion(entry: DoneEntry, stat: Identity): boolean {

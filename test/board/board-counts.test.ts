@@ -100,6 +100,43 @@ describe('the board counted for teamd status, with the done index (board/done-in
     expect(read.mock.calls.map(([id]) => id).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
   });
 
+  it('reconciling the board at start compacts an index grown past twice the finished tasks, and only then', async () => {
+    const { board, paths } = await mixedBoard();
+    const reference = summary(fromListing(board));
+    const before = fs.statSync(paths.doneIndex).ino;
+    await board.reconcile();
+    expect(fs.statSync(paths.doneIndex).ino).toBe(before);
+    // Lines for tasks that were given another try, finished again, or never were: 2,000 of them.
+    const stale = (id: number): string => `${JSON.stringify({ id, status: 'failed', ino: 1, size: 1, mtimeMs: 1, ctimeMs: 1 })}\n`;
+    fs.appendFileSync(paths.doneIndex, Array.from({ length: 2000 }, (_, i) => stale(5 + (i % 800))).join(''));
+    await board.reconcile();
+    const lines = fs.readFileSync(paths.doneIndex, 'utf8').trim().split('\n');
+    // The 8 finished tasks' last lines were the stale ones for ids 5-12: none is kept, and their files are read.
+    expect(lines).toEqual(['']);
+    expect(summary(board.counts(5))).toEqual(reference);
+    // A finish after it appends again, and is counted from the index.
+    await board.release(10);
+    await board.claim(10, 'bob');
+    await board.fail(10, { owner: 'bob' }, 'again');
+    expect(
+      fs
+        .readFileSync(paths.doneIndex, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { id: number }).id),
+    ).toEqual([10]);
+    expect(summary(board.counts(5))).toEqual(summary(fromListing(board)));
+  });
+
+  it('compacting keeps the verified lines and drops the rest', async () => {
+    const { board, paths } = await mixedBoard();
+    const good = fs.readFileSync(paths.doneIndex, 'utf8');
+    fs.writeFileSync(paths.doneIndex, `${'{"id":999,"status":"completed","ino":1,"size":1,"mtimeMs":1,"ctimeMs":1}\n'.repeat(1100)}${good}`);
+    await board.reconcile();
+    expect(fs.readFileSync(paths.doneIndex, 'utf8')).toBe(good);
+    expect(summary(board.counts(5))).toEqual(summary(fromListing(board)));
+  });
+
   it('a task still finishes when its line cannot be appended (the index is only a hint)', async () => {
     const dir = path.join(makeTempDir(), '.team');
     const { board, paths } = openBoard(dir);
