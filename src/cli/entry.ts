@@ -1,8 +1,19 @@
+import fs from 'node:fs';
 import { ClosedPipe } from './closed-pipe.js';
 import { main } from './main.js';
 import { processIo } from './output.js';
 
 // No top-level await: this is bundled as CommonJS (src/boot/code-cache.ts).
-void main(process.argv.slice(2), processIo(new ClosedPipe((code) => process.exit(code)))).then((code) => {
+const closed = new ClosedPipe(
+  (code) => process.exit(code),
+  (line) => {
+    try {
+      fs.writeSync(2, line);
+    } catch {
+      // stderr is failing too: the exit status is all that is left.
+    }
+  },
+);
+void main(process.argv.slice(2), processIo(closed)).then((code) => {
   process.exitCode = code;
 });

@@ -29,8 +29,16 @@ export interface Io {
 
 /** The process's own stdout, stderr and stdin; a failed write goes to `closed`. */
 export function processIo(closed: ClosedPipe): Io {
-  const stdout = new FdWriter(1, () => process.stdout, closed.failed);
-  const stderr = new FdWriter(2, () => process.stderr, closed.failed);
+  const stdout = new FdWriter(
+    1,
+    () => process.stdout,
+    (error) => closed.failed(error, 'stdout'),
+  );
+  const stderr = new FdWriter(
+    2,
+    () => process.stderr,
+    (error) => closed.failed(error, 'stderr'),
+  );
   return {
     onClosedPipe: closed.handle,
     out: stdout.write,

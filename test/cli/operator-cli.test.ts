@@ -55,6 +55,22 @@ describe('the operator CLI', () => {
     expect(failed.code).toBe(0);
   });
 
+  it.skipIf(!fs.existsSync('/dev/full'))('output to a full disk (> /dev/full) ends the command with status 1 and one line on stderr saying so', async () => {
+    const dir = team();
+    expect((await runTeamd(['task', 'add', 'one', '--dir', dir])).code).toBe(0);
+    for (const args of [['task', 'list', '--dir', dir], ['status', '--json', '--dir', dir], ['--help']]) {
+      const full = fs.openSync('/dev/full', 'w');
+      const child = spawn(process.execPath, [TEAMD_BIN, ...args], { stdio: ['ignore', full, 'pipe'] });
+      fs.closeSync(full);
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect({ args, code, stderr }).toEqual({ args, code: 1, stderr: 'teamd: cannot write to standard output (ENOSPC: no space left on device, write)\n' });
+    }
+    // The command's own work was done: the board still holds the task, whole.
+    expect((await runTeamd(['task', 'show', '1', '--json', '--dir', dir])).stdout).toContain('"subject": "one"');
+  });
+
   it('read-only commands write nothing in the state folder; --dir must name a state folder, never a file, never empty', async () => {
     const dir = team();
     expect((await runTeamd(['task', 'add', 'one', '--dir', dir])).code).toBe(0);
