@@ -63,7 +63,7 @@ describe('the operator CLI', () => {
       const child = spawn(process.execPath, [TEAMD_BIN, ...args], { stdio: ['ignore', full, 'pipe'] });
       fs.closeSync(full);
       let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
       expect({ args, code, stderr }).toEqual({ args, code: 1, stderr: 'teamd: cannot write to standard output (ENOSPC: no space left on device, write)\n' });
     }
