@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { appendRecordSync } from '../fs/append-record.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { TASK_STATUSES, type TaskStatus } from './task.js';
 import * as z from '../zod-mini.js';
@@ -42,7 +43,7 @@ export class DoneIndex {
   record(id: number, status: TaskStatus, taskFile: string): void {
     try {
       const { ino, size, mtimeMs, ctimeMs } = fs.statSync(taskFile);
-      fs.appendFileSync(this.file, `${JSON.stringify({ id, status, ino, size, mtimeMs, ctimeMs })}\n`);
+      appendRecordSync(this.file, `${JSON.stringify({ id, status, ino, size, mtimeMs, ctimeMs })}\n`, { durable: false });
     } catch {
       // The index is only a hint: a missing line means the file is read instead.
     }

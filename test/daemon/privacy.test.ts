@@ -33,6 +33,11 @@ describe('private state', () => {
     expect(modeOf(paths.taskFile(1))).toBe('600');
     expect(modeOf(paths.inboxFile('lead'))).toBe('600');
     expect(modeOf(paths.logFile('cli'))).toBe('600');
+    // A finished task: its file in done/, and the done index's line.
+    expect(await teamdWithUmask('000', ['task', 'cancel', '1', '--dir', dir])).toBe(0);
+    expect(modeOf(paths.doneDir)).toBe('700');
+    expect(modeOf(paths.doneTaskFile(1))).toBe('600');
+    expect(modeOf(paths.doneIndex)).toBe('600');
     fs.chmodSync(paths.root, 0o777);
     expect(await teamdWithUmask('000', ['task', 'add', 'second', '--dir', dir])).toBe(0);
     expect(modeOf(paths.root)).toBe('700');
