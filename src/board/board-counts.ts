@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { statIfAny } from '../fs/stat-if-any.js';
 import type { StatePaths } from '../paths.js';
 import { sameVersion } from './done-index.js';
 import { TASK_STATUSES, type Task, type TaskStatus } from './task.js';
@@ -13,7 +13,8 @@ export interface BoardCounts {
   readonly problems: readonly CorruptTask[];
 }
 
-function noTasks(): Record<TaskStatus, number> {
+/** Every status at 0. */
+export function noTasks(): Record<TaskStatus, number> {
   return Object.fromEntries(TASK_STATUSES.map((status) => [status, 0])) as Record<TaskStatus, number>;
 }
 
@@ -67,13 +68,4 @@ export function countFileBoard(store: TaskStore, paths: StatePaths, failedShown:
     }
   }
   return { counts, failed: shown, problems: problems.sort((a, b) => a.id - b.id) };
-}
-
-/** The file's identity; undefined when it is gone or cannot be looked at (then it is read, or found missing). */
-function statIfAny(file: string): fs.Stats | undefined {
-  try {
-    return fs.statSync(file, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
 }

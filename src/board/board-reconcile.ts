@@ -17,9 +17,9 @@ export interface ReconcileDeps {
 /**
  * Brings the files in line with the layout after a crash or an upgrade: a finished task still in
  * the live folder moves to done/, a task left in both folders keeps its newer copy, and every task
- * in progress has its owner index entry. Reads only the live folder (of done/, the names); each
- * fix is made under the task's lock. The done index is compacted when it has grown
- * (board/done-index.ts). The daemon runs it at start, before any teammate.
+ * in progress has its owner index entry. Reads only the live folder; each fix is made under the
+ * task's lock. The done index is compacted when it has grown (board/done-index.ts; only then are
+ * done/'s names listed). The daemon runs it at start, before any teammate.
  */
 export async function reconcileBoard({ paths, store, owners, locker, logger }: ReconcileDeps): Promise<{ moved: number; indexed: number }> {
   let moved = 0;
@@ -60,7 +60,7 @@ export async function reconcileBoard({ paths, store, owners, locker, logger }: R
     }
   }
   if (moved + indexed > 0) logger.info({ moved, indexed }, 'board reconciled: finished tasks moved to done/, owner index completed');
-  const dropped = store.doneIndex.compact(new Map(store.listDoneIds().map((id) => [id, paths.doneTaskFile(id)])));
+  const dropped = store.doneIndex.compact(() => new Map(store.listDoneIds().map((id) => [id, paths.doneTaskFile(id)])));
   if (dropped > 0) logger.info({ dropped }, 'done index compacted');
   return { moved, indexed };
 }

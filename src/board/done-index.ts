@@ -66,14 +66,18 @@ export class DoneIndex {
    * still in the folder whose file is still that version; the files of the others would be read
    * anyway. One past `maxBytes` is started again empty. Written whole (temp + rename); a line
    * another process appends to the old file meanwhile is lost, and that task is read until it is
-   * written again. The daemon runs this at start. Returns the lines dropped; never throws.
+   * written again. `listDone` (the done folder's task files by id) is called only when the index
+   * holds more than a small start. The daemon runs this at start. Returns the lines dropped; never throws.
    */
-  compact(doneFiles: ReadonlyMap<number, string>): number {
+  compact(listDone: () => ReadonlyMap<number, string>): number {
     try {
       const size = fs.statSync(this.file, { throwIfNoEntry: false })?.size ?? 0;
       if (size === 0) return 0;
       const text = size > this.maxBytes ? null : fs.readFileSync(this.file, 'utf8');
       const lines = text === null ? Infinity : text.split('\n').filter((line) => line.length > 0).length;
+      // A small index is left alone without listing the done folder.
+      if (lines <= COMPACT_SLACK) return 0;
+      const doneFiles = listDone();
       if (lines <= 2 * doneFiles.size + COMPACT_SLACK) return 0;
       const entries = text === null ? new Map<number, DoneEntry>() : parseLines(text);
       const kept: string[] = [];

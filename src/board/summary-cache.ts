@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { statIfAny } from '../fs/stat-if-any.js';
 import type { PeekedVersion, TaskSummary } from './task-store.js';
 
 interface Entry {
@@ -116,13 +116,4 @@ export class SummaryCache {
 /** An entry whose file identity is not known: never matched by a stat, so it is read again once no longer trusted. */
 function unidentified(checkedAt: number, summary: TaskSummary | undefined): Entry {
   return { ino: -1, size: -1, mtimeMs: -1, ctimeMs: -1, checkedAt, settled: false, summary };
-}
-
-/** The file's stat, undefined when it is gone, null when it cannot be looked at (the read that follows reports why). */
-function statIfAny(file: string): fs.Stats | undefined | null {
-  try {
-    return fs.statSync(file, { throwIfNoEntry: false });
-  } catch {
-    return null;
-  }
 }
