@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
-import { runDemo, formatSummary } from '../../demo/run-demo.js';
+import { runDemo, formatSummary, type DemoHooks } from '../../demo/run-demo.js';
 import { runWorktreeDemo } from '../../demo/worktree-demo.js';
 import { leadDemoGoal, prepareLeadDemo } from '../../demo/lead-demo.js';
 import { openContext } from '../context.js';
@@ -29,11 +29,9 @@ export function demoCommand(io: Io): Command {
       const show = (line: string): void => (options.json ? io.err : io.out)(`${time()}  ${line}\n`);
       // Ctrl-C, or a reader that went away (teamd demo | head), must not leave the demo's daemon running.
       let running: { paths: StatePaths; info: PidInfo } | null = null;
-      let ending = false;
+      let ending: Promise<never> | null = null;
       const end = (code: number): void => {
-        if (ending) return;
-        ending = true;
-        void (async () => {
+        ending ??= (async () => {
           if (running && options.keep !== true) {
             await stopDaemonAndWait(running.paths, running.info).catch(() => undefined);
             fs.rmSync(path.dirname(running.paths.root), { recursive: true, force: true });
@@ -56,40 +54,52 @@ export function demoCommand(io: Io): Command {
         show,
         logger: createLogger(),
       };
-      if (which === 'lead') {
-        // One goal to the lead agent, which staffs the team, creates the tasks and reports, as teamd run shows it.
-        const paths = prepareLeadDemo();
-        show(`workspace ${path.dirname(paths.root)}: one goal for the lead agent, offline model`);
-        const info = await hooks.startDaemon(paths);
-        try {
-          const context = await openContext(io, paths.root, 'write');
-          await follow(io, context, await handOver(io, context, leadDemoGoal(), {}), false);
-        } finally {
-          for (const signal of signals) process.off(signal, interrupt);
-          if (options.keep !== true) {
-            await stopDaemonAndWait(paths, info);
-            fs.rmSync(path.dirname(paths.root), { recursive: true, force: true });
-          } else io.out(`kept: ${path.dirname(paths.root)} (teamd stop --dir ${paths.root} when done)\n`);
-        }
-        return;
-      }
-      if (which === 'worktrees') {
-        const result = await runWorktreeDemo(hooks, options.keep === true).finally(() => {
-          for (const signal of signals) process.off(signal, interrupt);
-        });
-        if (options.json) printJson(io, result);
-        else
-          io.out(`\nworktrees demo: ${result.tasks.map((t) => `task ${t.id} ${t.merge}`).join(', ')}${result.kept ? ` (kept in ${result.workspace})` : ''}\n`);
-        if (result.tasks.map((t) => t.merge).join(',') !== 'merged,conflict')
-          throw new TeamdError('IO', 'the worktrees demo did not go as it should: see above');
-        return;
-      }
-      const summary = await runDemo(hooks, options.keep === true).finally(() => {
+      // What fails once the demo is ending (a request its daemon, already stopping, refuses) is
+      // part of ending: no error line, the demo ends as end() says.
+      await play(which, options, io, hooks, () => {
         for (const signal of signals) process.off(signal, interrupt);
+      }).catch(async (error: unknown) => {
+        if (ending) await ending;
+        throw error;
       });
-      if (options.json) printJson(io, summary);
-      else io.out(formatSummary(summary));
-      const unfinished = summary.tasks.filter((t) => t.status !== 'completed');
-      if (unfinished.length > 0) throw new TeamdError('IO', `the demo did not finish: ${unfinished.map((t) => `#${t.id} ${t.status}`).join(', ')}`);
     });
+}
+
+async function play(
+  which: string | undefined,
+  options: { keep?: boolean; json?: boolean },
+  io: Io,
+  hooks: DemoHooks,
+  /** The demo is over (a signal now ends teamd as usual). */
+  settled: () => void,
+): Promise<void> {
+  if (which === 'lead') {
+    // One goal to the lead agent, which staffs the team, creates the tasks and reports, as teamd run shows it.
+    const paths = prepareLeadDemo();
+    hooks.show(`workspace ${path.dirname(paths.root)}: one goal for the lead agent, offline model`);
+    const info = await hooks.startDaemon(paths);
+    try {
+      const context = await openContext(io, paths.root, 'write');
+      await follow(io, context, await handOver(io, context, leadDemoGoal(), {}), false);
+    } finally {
+      settled();
+      if (options.keep !== true) {
+        await stopDaemonAndWait(paths, info);
+        fs.rmSync(path.dirname(paths.root), { recursive: true, force: true });
+      } else io.out(`kept: ${path.dirname(paths.root)} (teamd stop --dir ${paths.root} when done)\n`);
+    }
+    return;
+  }
+  if (which === 'worktrees') {
+    const result = await runWorktreeDemo(hooks, options.keep === true).finally(settled);
+    if (options.json) printJson(io, result);
+    else io.out(`\nworktrees demo: ${result.tasks.map((t) => `task ${t.id} ${t.merge}`).join(', ')}${result.kept ? ` (kept in ${result.workspace})` : ''}\n`);
+    if (result.tasks.map((t) => t.merge).join(',') !== 'merged,conflict') throw new TeamdError('IO', 'the worktrees demo did not go as it should: see above');
+    return;
+  }
+  const summary = await runDemo(hooks, options.keep === true).finally(settled);
+  if (options.json) printJson(io, summary);
+  else io.out(formatSummary(summary));
+  const unfinished = summary.tasks.filter((t) => t.status !== 'completed');
+  if (unfinished.length > 0) throw new TeamdError('IO', `the demo did not finish: ${unfinished.map((t) => `#${t.id} ${t.status}`).join(', ')}`);
 }
