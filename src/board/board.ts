@@ -19,6 +19,7 @@ import { isTerminal } from './task.js';
 import * as transitions from './transitions.js';
 import { checkNewTask, dedupe, validateText } from './validation.js';
 import type { Actor } from './transitions.js';
+import { isoTime } from '../iso-time.js';
 
 export type TaskView = Task & Readiness;
 
@@ -346,7 +347,7 @@ export class Board {
   }
 
   private timestamp(): string {
-    return this.now().toISOString();
+    return isoTime(this.now());
   }
 }
 

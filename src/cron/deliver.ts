@@ -6,6 +6,7 @@ import { LEAD, type Member } from '../roster/roster.js';
 import type { CronJob } from './cron-job.js';
 import type { Firing } from './scheduler.js';
 import { firstLine } from '../text.js';
+import { isoTime } from '../iso-time.js';
 
 export interface DeliverDeps {
   readonly mailbox: MailStore;
@@ -34,12 +35,12 @@ export function scheduledDelivery(deps: DeliverDeps): (firing: Firing) => Promis
       const count = `${firing.count}${firing.more ? '+' : ''} run${firing.count === 1 && !firing.more ? '' : 's'}`;
       await tellLead(
         job,
-        `${describeCronJob(job)} missed ${count} since ${firing.since.toISOString()} while the daemon was not running; not replayed (a job with catchUp runs once on return). Its message: ${firstLine(job.message, 120)}`,
+        `${describeCronJob(job)} missed ${count} since ${isoTime(firing.since)} while the daemon was not running; not replayed (a job with catchUp runs once on return). Its message: ${firstLine(job.message, 120)}`,
       );
       deps.logger.warn({ cronId: job.id, missed: firing.count, since: firing.since }, 'scheduled runs were missed while the daemon was down');
       return;
     }
-    const note = firing.catchingUp ? `\n\n(Catching up: ${firing.catchingUp.count} run(s) were missed since ${firing.catchingUp.since.toISOString()}.)` : '';
+    const note = firing.catchingUp ? `\n\n(Catching up: ${firing.catchingUp.count} run(s) were missed since ${isoTime(firing.catchingUp.since)}.)` : '';
     const role = job.to.startsWith('role:') ? job.to.slice(5) : undefined;
     if (job.task) {
       const task = await deps.board.add({ subject: subjectOf(job.message), description: `${job.message}${note}`, role });

@@ -1,6 +1,7 @@
 import { TeamdError } from '../errors.js';
 import { LEAD, roleSchema, type Member } from '../roster/roster.js';
 import { MAX_SCHEDULED_MESSAGE_CHARS, requireCron, validTimeZone, type CronJob } from './cron-job.js';
+import { isoTime } from '../iso-time.js';
 
 /** What a person (teamd cron add) or an agent (schedule_cron) asks for. Exactly one of cron, at, inMs. */
 export interface CronRequest {
@@ -40,7 +41,7 @@ export function newCronJob(request: CronRequest, context: { members: readonly Me
     task: request.task === true,
     catchUp: request.catchUp === true,
     createdBy: context.createdBy,
-    createdAt: context.now.toISOString(),
+    createdAt: isoTime(context.now),
   };
 }
 
@@ -53,11 +54,11 @@ function oneShotTime(request: CronRequest, now: Date): string {
     when = Date.parse(request.at!);
     if (Number.isNaN(when))
       throw new TeamdError('INVALID_INPUT', `"${request.at}" is not a time: give one such as 2026-12-01T09:00 (host time) or 2026-12-01T09:00:00Z`);
-    if (when <= now.getTime()) throw new TeamdError('INVALID_INPUT', `${new Date(when).toISOString()} has passed already: give a time in the future`);
+    if (when <= now.getTime()) throw new TeamdError('INVALID_INPUT', `${isoTime(when)} has passed already: give a time in the future`);
   }
   if (when - now.getTime() > MAX_AHEAD_MS)
     throw new TeamdError('INVALID_INPUT', 'a one-shot job may be at most a year ahead; use a cron expression for later or repeating runs');
-  return new Date(when).toISOString();
+  return isoTime(when);
 }
 
 /**

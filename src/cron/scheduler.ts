@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Logger } from '../logger.js';
 import { dueRuns, nextRun, type CronJob } from './cron-job.js';
 import type { ScheduleStore } from './schedule-store.js';
+import { isoTime } from '../iso-time.js';
 
 /** A run found due, and what to do with it: fire it, or tell the lead the runs were missed. */
 export type Firing =
@@ -109,7 +110,7 @@ export class Scheduler {
           firings.push(...decided);
           const ran = dueRuns(job, now).times.at(-1)!;
           if (job.at !== undefined) schedule.jobs.splice(schedule.jobs.indexOf(job), 1);
-          else job.lastFiredFor = ran.toISOString();
+          else job.lastFiredFor = isoTime(ran);
         }
       },
       async () => {

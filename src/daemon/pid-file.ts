@@ -7,6 +7,7 @@ import type { FileLocker } from '../fs/file-lock.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
+import { isoTime } from '../iso-time.js';
 
 export const pidInfoSchema = z.looseObject({
   pid: z.number().check(z.int(), z.positive()),
@@ -87,7 +88,7 @@ export async function acquirePidFile(paths: StatePaths, locker: FileLocker, logg
     const info: PidInfo = {
       pid: process.pid,
       start: processStartTime(process.pid),
-      startedAt: now.toISOString(),
+      startedAt: isoTime(now),
       dir: paths.root,
       ...(sandbox ? { sandbox: sandbox.description, sandboxed: sandbox.confined } : {}),
     };

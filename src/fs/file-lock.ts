@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import lockfile from 'proper-lockfile';
 import { TeamdError, isNodeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { isoTime } from '../iso-time.js';
 
 export interface LockTimings {
   /** A lock not refreshed for this long is taken over (proper-lockfile's minimum is 2000). */
@@ -199,7 +200,7 @@ export class FileLocker {
     if (!seen || seen.ino !== stat.ino || seen.mtimeMs !== stat.mtimeMs) {
       if (!seen)
         this.logger.warn(
-          { lock, mtime: stat.mtime.toISOString() },
+          { lock, mtime: isoTime(stat.mtime) },
           'lock folder has a time in the future (clock stepped back?); it is taken over if nobody refreshes it',
         );
       this.futureLocks.set(lock, { ino: stat.ino, mtimeMs: stat.mtimeMs, firstSeen: now });

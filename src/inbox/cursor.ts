@@ -2,6 +2,7 @@ import * as z from '../zod-mini.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { readTextIfExists } from '../fs/read-text.js';
 import type { Logger } from '../logger.js';
+import { isoTime } from '../iso-time.js';
 
 export const cursorSchema = z.looseObject({
   offset: z.number().check(z.int(), z.nonnegative()),
@@ -37,6 +38,6 @@ export class CursorStore {
   }
 
   write(cursor: Cursor, now: Date): void {
-    writeFileAtomicSync(this.file, `${JSON.stringify({ ...cursor, updatedAt: now.toISOString() })}\n`);
+    writeFileAtomicSync(this.file, `${JSON.stringify({ ...cursor, updatedAt: isoTime(now) })}\n`);
   }
 }

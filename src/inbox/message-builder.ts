@@ -4,6 +4,7 @@ import { LEAD } from '../roster/roster.js';
 import type { Outgoing } from './mailbox.js';
 import { MAX_CONTENT_BYTES, MAX_LINE_BYTES, isProtocol, serializeMessage, messageSchema, newMessageId, RESPONSE_TYPES, type Message } from './message.js';
 import { GRANT_TYPES, type ProtocolKey } from './protocol-key.js';
+import { isoTime } from '../iso-time.js';
 
 /**
  * A message as every store sends it: names and size checked, an id and a timestamp given, a grant
@@ -31,7 +32,7 @@ export function buildMessage(outgoing: Outgoing, at: { readonly now: Date; reado
     from,
     to,
     content: outgoing.content,
-    timestamp: at.now.toISOString(),
+    timestamp: isoTime(at.now),
     ...(isProtocol(type) ? { requestId: outgoing.requestId ?? newMessageId() } : {}),
     ...(outgoing.approve === undefined ? {} : { approve: outgoing.approve }),
   };

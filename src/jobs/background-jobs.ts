@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { isSameProcessAlive, processStartTime } from '../proc/process-identity.js';
 import type { ShellLauncher } from '../tools/tool.js';
 import { jobNumber, outputFile, outputTail, pruneFinishedJobs, readJobRecords, writeJobRecord, type JobRecord } from './job-record.js';
+import { isoTime } from '../iso-time.js';
 
 export interface JobLimits {
   /** A job still running after this long is killed (its group) and reported timed out. */
@@ -83,7 +84,7 @@ export class BackgroundJobs {
       writeJobRecord(this.deps.dir, {
         ...record,
         state: 'lost',
-        endedAt: new Date().toISOString(),
+        endedAt: isoTime(),
         note: 'its teammate stopped or died while it ran',
         notified: false,
       });
@@ -126,7 +127,7 @@ export class BackgroundJobs {
       pid: child.pid ?? null,
       pidStart: child.pid ? processStartTime(child.pid) : null,
       state: 'running',
-      startedAt: new Date().toISOString(),
+      startedAt: isoTime(),
       endedAt: null,
       exitCode: null,
       signal: null,
@@ -259,7 +260,7 @@ export class BackgroundJobs {
     clearTimeout(job.timer);
     fs.closeSync(job.fd);
     const state = job.ended ?? (job.why !== null ? 'lost' : 'exited');
-    job.record = { ...job.record, state, endedAt: new Date().toISOString(), exitCode: code, signal, note: job.record.note ?? job.why };
+    job.record = { ...job.record, state, endedAt: isoTime(), exitCode: code, signal, note: job.record.note ?? job.why };
     this.unnotified.add(job.record.id);
     try {
       writeJobRecord(this.deps.dir, job.record);

@@ -5,6 +5,7 @@ import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { readTextIfExists } from '../fs/read-text.js';
 import type { StatePaths } from '../paths.js';
 import type { ServerView } from './mcp-servers.js';
+import { isoTime } from '../iso-time.js';
 
 const viewSchema = z.object({
   name: z.string(),
@@ -22,7 +23,7 @@ export type PublishedServers = z.infer<typeof publishedSchema>;
 /** `sessions/<name>.mcp.json`: a teammate's MCP servers as it sees them, written whole on every change. */
 export function publishServers(paths: StatePaths, name: string, servers: readonly ServerView[], now = new Date()): void {
   ensurePrivateDir(path.dirname(paths.mcpStateFile(name)));
-  writeFileAtomicSync(paths.mcpStateFile(name), `${JSON.stringify({ servers, updatedAt: now.toISOString() })}\n`);
+  writeFileAtomicSync(paths.mcpStateFile(name), `${JSON.stringify({ servers, updatedAt: isoTime(now) })}\n`);
 }
 
 /** What a teammate last published; null when it published nothing readable (it is only a view). */

@@ -1,3 +1,4 @@
+import { isoTime } from '../iso-time.js';
 /** The deterministic model served by the daemon (DESIGN §4): the demo's and the tests' default. */
 export const OFFLINE_MODEL = 'offline';
 
@@ -52,6 +53,6 @@ export const KNOWN_MODELS: readonly ModelInfo[] = [
 export function servedModel(id: string, now: Date): ModelInfo | null {
   const info = KNOWN_MODELS.find((m) => m.id === id);
   if (!info) return null;
-  if (info.retiresOn && now.toISOString().slice(0, 10) >= info.retiresOn) return null;
+  if (info.retiresOn && isoTime(now).slice(0, 10) >= info.retiresOn) return null;
   return info;
 }

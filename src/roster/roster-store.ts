@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import { configSchema, readConfig, type Member, type TeamConfig } from './roster.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
+import { isoTime } from '../iso-time.js';
 
 export interface RosterStoreOptions {
   readonly logger?: Logger;
@@ -135,7 +136,7 @@ export class RosterStore {
   private persist(config: TeamConfig): void {
     ensurePrivateDir(this.paths.root);
     if (this.damagedOnDisk) {
-      const aside = `${this.paths.config}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+      const aside = `${this.paths.config}.damaged-${isoTime().replace(/[:.]/g, '-')}`;
       fs.renameSync(this.paths.config, aside);
       this.damagedOnDisk = false;
       this.options.logger?.warn({ file: this.paths.config, aside }, "moved the damaged roster aside; writing the daemon's own");
@@ -149,7 +150,7 @@ export class RosterStore {
 
   private failed(error: Error): void {
     if (!this.failure) {
-      this.failure = { message: `${(error as NodeJS.ErrnoException).code ?? 'error'}: ${error.message}`, since: new Date().toISOString() };
+      this.failure = { message: `${(error as NodeJS.ErrnoException).code ?? 'error'}: ${error.message}`, since: isoTime() };
       this.options.logger?.error(
         { file: this.paths.config, err: error },
         `cannot write ${this.paths.config}; the daemon keeps running and retries with backoff`,

@@ -15,6 +15,7 @@ import { WakeScheduler } from './wake-scheduler.js';
 import { WorkHandout } from './work-handout.js';
 import { reconcileWorktrees } from '../worktree/reconcile.js';
 import type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
+import { isoTime } from '../iso-time.js';
 
 export type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
 
@@ -229,7 +230,7 @@ export class Supervisor {
       },
     });
     slot.child = child;
-    this.deps.roster.patchMember(name, { status: 'starting', pid: child.pid ?? null, startedAt: new Date(slot.startedAt).toISOString() });
+    this.deps.roster.patchMember(name, { status: 'starting', pid: child.pid ?? null, startedAt: isoTime(slot.startedAt) });
     logger.info({ teammatePid: child.pid }, 'teammate started');
   }
 

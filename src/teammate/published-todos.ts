@@ -5,13 +5,14 @@ import { todoItemSchema, type TodoItem } from '../agent/todos.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { readTextIfExists } from '../fs/read-text.js';
 import type { StatePaths } from '../paths.js';
+import { isoTime } from '../iso-time.js';
 
 const publishedSchema = z.object({ items: z.array(todoItemSchema), updatedAt: z.iso.datetime({ offset: true }) });
 
 /** `sessions/<name>.todos.json`: the teammate's current plan, written whole for teamd status. */
 export function publishTodos(paths: StatePaths, name: string, items: readonly TodoItem[], now = new Date()): void {
   ensurePrivateDir(path.dirname(paths.todoFile(name)));
-  writeFileAtomicSync(paths.todoFile(name), `${JSON.stringify({ items, updatedAt: now.toISOString() })}\n`);
+  writeFileAtomicSync(paths.todoFile(name), `${JSON.stringify({ items, updatedAt: isoTime(now) })}\n`);
 }
 
 /** The plan a teammate last published; none (absent or unreadable: it is only a view) is an empty list. */

@@ -1,5 +1,6 @@
 import type { DaemonLink } from './daemon-link.js';
 import type { ModelBackoff } from './model-backoff.js';
+import { isoTime } from '../iso-time.js';
 
 export type ReportedStatus = 'idle' | 'working' | 'waiting-plan' | 'waiting-permission';
 
@@ -15,7 +16,7 @@ export class StatusReport {
     this.lastArgs = { task, backoff, wakes };
     const waiting = backoff && now < backoff.until ? backoff : null;
     const problem = waiting ? `model unavailable: ${waiting.reason}` : null;
-    const retryAt = waiting ? new Date(waiting.until).toISOString() : null;
+    const retryAt = waiting ? isoTime(waiting.until) : null;
     const key = JSON.stringify([status, task, problem, retryAt, wakes]);
     if (this.last === key) return;
     this.last = key;

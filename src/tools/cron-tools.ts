@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isoTimeOrNull } from '../iso-time.js';
 import { nextRun } from '../cron/cron-job.js';
 import { newCronJob } from '../cron/new-job.js';
 import { defineTool, toolError, type ToolContext } from './tool.js';
@@ -44,7 +45,7 @@ export const scheduleCronTool = defineTool({
         { members: schedule.members(), createdBy: ctx.name, now },
       );
       const added = await schedule.store.add(job);
-      return { content: `scheduled ${added.id}; next run ${nextRun(added, now)?.toISOString() ?? 'never'} (cancel it with cancel_cron)` };
+      return { content: `scheduled ${added.id}; next run ${isoTimeOrNull(nextRun(added, now)) ?? 'never'} (cancel it with cancel_cron)` };
     }),
 });
 
@@ -57,7 +58,7 @@ export const listCronsTool = defineTool({
     expected(async () => {
       if (!ctx.schedule) return noSchedule();
       const now = new Date();
-      const jobs = ctx.schedule.store.read().jobs.map((job) => ({ ...job, nextAt: nextRun(job, now)?.toISOString() ?? null }));
+      const jobs = ctx.schedule.store.read().jobs.map((job) => ({ ...job, nextAt: isoTimeOrNull(nextRun(job, now)) }));
       return { content: jobs.length === 0 ? 'no scheduled jobs' : JSON.stringify(jobs, null, 2) };
     }),
 });

@@ -6,6 +6,7 @@ import { ensurePrivateDir } from '../fs/private-dir.js';
 import type { StatePaths } from '../paths.js';
 import type { TaskWorktree } from '../board/task.js';
 import { dirtyPaths, git, gitOk } from './git.js';
+import { isoTime } from '../iso-time.js';
 
 export type WorktreeEvent = 'created' | 'bound' | 'committed' | 'merged' | 'conflict' | 'removed' | 'kept' | 'pruned' | 'unknown-folder';
 
@@ -18,7 +19,7 @@ export function worktreePath(paths: StatePaths, name: string): string {
 export function recordWorktreeEvent(paths: StatePaths, event: WorktreeEvent, fields: Record<string, unknown>): void {
   const dir = path.join(paths.root, 'worktrees');
   ensurePrivateDir(dir);
-  appendRecordSync(path.join(dir, 'events.jsonl'), `${JSON.stringify({ time: new Date().toISOString(), event, ...fields })}\n`, { durable: false });
+  appendRecordSync(path.join(dir, 'events.jsonl'), `${JSON.stringify({ time: isoTime(), event, ...fields })}\n`, { durable: false });
 }
 
 /** The worktrees git knows for the repository at `workspace`: path -> branch (or null when detached). */

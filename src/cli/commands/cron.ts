@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { isoTime, isoTimeOrNull } from '../../iso-time.js';
 import { nextRun, type CronJob } from '../../cron/cron-job.js';
 import { newCronJob } from '../../cron/new-job.js';
 import { ScheduleStore } from '../../cron/schedule-store.js';
@@ -53,7 +54,7 @@ export function cronCommand(io: Io): Command {
         );
         const added = await new ScheduleStore(paths, locker).add(job);
         const next = nextRun(added, now);
-        if (options.json) return printJson(io, { ...added, nextAt: next?.toISOString() ?? null });
+        if (options.json) return printJson(io, { ...added, nextAt: next ? isoTime(next) : null });
         io.out(
           `scheduled ${added.id}: ${describeWhen(added)} to ${added.to}${added.task ? ' (a task)' : ''}; next ${next ? localTime(next, added.tz) : 'never'}\n`,
         );
@@ -65,7 +66,7 @@ export function cronCommand(io: Io): Command {
       .action(async (options: CommonOptions) => {
         const { paths, locker } = await openLocal(io, options.dir, 'read');
         const now = new Date();
-        const jobs = new ScheduleStore(paths, locker).read().jobs.map((job) => ({ ...job, nextAt: nextRun(job, now)?.toISOString() ?? null }));
+        const jobs = new ScheduleStore(paths, locker).read().jobs.map((job) => ({ ...job, nextAt: isoTimeOrNull(nextRun(job, now)) }));
         if (options.json) return printJson(io, jobs);
         if (jobs.length === 0) return io.out('no scheduled jobs (add one: teamd cron add)\n');
         io.out(formatJobs(jobs));

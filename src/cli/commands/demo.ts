@@ -12,6 +12,7 @@ import { startDetachedDaemon, stopDaemonAndWait } from '../daemon-process.js';
 import { printJson, type Io } from '../output.js';
 import { runsUnsandboxed, type PidInfo } from '../../daemon/pid-file.js';
 import type { StatePaths } from '../../paths.js';
+import { isoTime } from '../../iso-time.js';
 
 export function demoCommand(io: Io): Command {
   return new Command('demo')
@@ -25,7 +26,7 @@ export function demoCommand(io: Io): Command {
     .action(async (which: string | undefined, options: { keep?: boolean; json?: boolean }) => {
       if (which !== undefined && which !== 'worktrees' && which !== 'lead')
         throw new TeamdError('USAGE', `there is no demo ${JSON.stringify(which)}: teamd demo, teamd demo worktrees, or teamd demo lead`);
-      const time = (): string => new Date().toISOString().slice(11, 19);
+      const time = (): string => isoTime().slice(11, 19);
       const show = (line: string): void => (options.json ? io.err : io.out)(`${time()}  ${line}\n`);
       // Ctrl-C, or a reader that went away (teamd demo | head), must not leave the demo's daemon running.
       let running: { paths: StatePaths; info: PidInfo } | null = null;

@@ -14,6 +14,7 @@ import type { BoardCounts, BoardListing, NewTask, TaskBoard, TaskFilter, TaskVie
 import { inTransaction, patiently, storeError, type Patience } from './transaction.js';
 import { blockerLookup, parseTaskRow, parseTaskRowOrThrow, READY, type TaskRow } from './pg-task-rows.js';
 import { NOTIFY_CHANNEL } from './notify.js';
+import { isoTime } from '../../iso-time.js';
 
 export interface PgBoardDeps {
   readonly pool: Pool;
@@ -325,6 +326,6 @@ export class PgBoard implements TaskBoard {
   }
 
   private timestamp(): string {
-    return this.now().toISOString();
+    return isoTime(this.now());
   }
 }

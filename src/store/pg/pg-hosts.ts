@@ -7,6 +7,7 @@ import { controlRequestSchema } from '../../daemon/control-protocol.js';
 import { NOTIFY_CHANNEL } from './notify.js';
 import type { TaskBoard } from '../task-board.js';
 import { inTransaction, storeError } from './transaction.js';
+import { isoTime } from '../../iso-time.js';
 
 const hostAnswerSchema = z.union([
   z.object({ ok: z.literal(true), result: z.unknown() }),
@@ -142,7 +143,7 @@ export class PgHosts implements HostRegistry {
         'SELECT host, pid, heartbeat_at, lost_at IS NOT NULL AND stopped_at IS NULL AS lost, stopped_at IS NOT NULL AS stopped FROM teamd_hosts WHERE team = $1 ORDER BY host',
         [this.team],
       );
-      return result.rows.map((row) => ({ host: row.host, pid: row.pid, heartbeatAt: row.heartbeat_at.toISOString(), lost: row.lost, stopped: row.stopped }));
+      return result.rows.map((row) => ({ host: row.host, pid: row.pid, heartbeatAt: isoTime(row.heartbeat_at), lost: row.lost, stopped: row.stopped }));
     } catch (error) {
       throw storeError(error);
     }
