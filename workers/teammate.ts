@@ -5,11 +5,11 @@ import { processDaemonLink } from '../src/teammate/daemon-link.js';
 import { parseWorkerArgs } from '../src/teammate/worker-args.js';
 import { runWorker } from '../src/teammate/worker-main.js';
 import { routeConsoleWarnings } from './console-warnings.js';
-import { keepUndiciUnloaded } from '../src/model/http/web-globals.js';
+import { keepWebGlobalsUnloaded } from '../src/model/http/web-globals.js';
 import { takeDeferredCa } from '../src/model/http/extra-ca.js';
 
 // Before anything can touch Node's Headers or FormData, which would load undici (see web-globals.ts).
-keepUndiciUnloaded(globalThis);
+keepWebGlobalsUnloaded(globalThis);
 // NODE_EXTRA_CA_CERTS, which the daemon moved aside so Node would not load it at start (extra-ca.ts).
 const extraCaFile = takeDeferredCa(process.env);
 

@@ -1,5 +1,6 @@
 import type { HttpFetch } from './http/http-fetch.js';
 import type { HttpResponse } from './http/http-response.js';
+import { HttpBody } from './http/http-body.js';
 
 /**
  * Ends a model call that stops sending bytes: armed while a request is in flight (from the
@@ -29,20 +30,10 @@ export class StallWatchdog {
         this.disarm();
         throw error;
       }
-      if (!response.body) {
-        this.disarm();
-        return response;
-      }
-      const body = response.body.pipeThrough(
-        new TransformStream<Uint8Array, Uint8Array>({
-          transform: (chunk, controller) => {
-            this.arm();
-            controller.enqueue(chunk);
-          },
-          flush: () => this.disarm(),
-        }),
-      );
-      return response.withBody(body);
+      // Re-armed by each chunk as it arrives, disarmed by the last (or by a failure).
+      if (response.body instanceof HttpBody) response.body.watch({ chunk: () => this.arm(), done: () => this.disarm() });
+      else this.disarm();
+      return response;
     };
   }
 

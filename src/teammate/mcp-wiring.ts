@@ -42,8 +42,9 @@ export async function openMcpServers(deps: McpWiring): Promise<McpServers | null
   ]);
   const logged = new Map<string, number>();
   // Node did not load NODE_EXTRA_CA_CERTS in this process (model/http/extra-ca.ts): servers over
-  // HTTPS go through the fetch that adds it, as the model calls do.
-  const fetch = deps.extraCaFile ? createHttpClient({ extraCaFile: deps.extraCaFile, warn: (message) => logger.warn(message) }).fetch : undefined;
+  // HTTPS go through the fetch that adds it, as the model calls do, with web stream bodies, which
+  // their client pipes.
+  const fetch = deps.extraCaFile ? createHttpClient({ extraCaFile: deps.extraCaFile, warn: (message) => logger.warn(message) }).webFetch : undefined;
   const hub: McpServers = new McpServers({
     servers,
     open: (server) =>

@@ -219,7 +219,8 @@ describe('MCP servers of a teammate', () => {
       await refused.hub.settled();
       expect(refused.hub.view()[0]?.state).not.toBe('ready');
       const client = createHttpClient({ extraCaFile: ca.caFile });
-      const trusted = hubOf([https], { fetch: client.fetch, env: { FIXTURE_TAG: 'tls' } });
+      // As mcp-wiring.ts gives it: the MCP client pipes each body as a web stream.
+      const trusted = hubOf([https], { fetch: client.webFetch, env: { FIXTURE_TAG: 'tls' } });
       await trusted.hub.settled();
       expect(await trusted.hub.find('mcp__secure__echo')!.run({ text: 'over https' }, trusted.ctx)).toEqual({ content: 'echo(http:): over https' });
       await trusted.hub.stopAll();

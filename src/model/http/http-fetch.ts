@@ -2,6 +2,7 @@ import type http from 'node:http';
 import type https from 'node:https';
 import { HttpHeaders, type HttpHeadersInit } from './http-headers.js';
 import { HttpResponse } from './http-response.js';
+import { HttpBody } from './http-body.js';
 import { trustedWithExtra } from './extra-ca.js';
 import { lazyBuiltin } from '../../lazy-builtin.js';
 
@@ -16,6 +17,8 @@ export type HttpFetch = (input: string | URL | { readonly url: string }, init?: 
 
 export interface HttpClient {
   readonly fetch: HttpFetch;
+  /** The same, with each body as a web ReadableStream, for a caller that pipes it (an MCP client). */
+  readonly webFetch: HttpFetch;
   /** Closes the idle kept-alive connections. */
   close(): void;
 }
@@ -27,7 +30,7 @@ const IDLE_SOCKET_MS = 4_000;
  * fetch over node:http and node:https, for a teammate's model calls. Node's own fetch is undici,
  * whose first use costs a process ~11 MiB of heap and code it never gives back; this costs
  * ~1.5 MiB. It does what the SDK needs and no more: string or byte bodies, abort signals,
- * kept-alive connections, a streamed web body. Differences from fetch: redirects are not
+ * kept-alive connections, a streamed body (http-body.ts; webFetch gives it as a web stream). Differences from fetch: redirects are not
  * followed (the answer comes back as it is) and no compression is asked for.
  * Failures are fetch's: a TypeError "fetch failed" with the cause, or the signal's reason.
  */
@@ -84,7 +87,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       request.on('response', (incoming) => {
         incoming.once('close', release);
         const answer = new HttpResponse(
-          streamOf(incoming, () => aborted),
+          bodyOf(incoming, () => aborted),
           {
             status: incoming.statusCode ?? 0,
             statusText: incoming.statusMessage ?? '',
@@ -99,6 +102,10 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   };
   return {
     fetch,
+    webFetch: async (input, init) => {
+      const response = await fetch(input, init);
+      return response.body instanceof HttpBody ? response.withBody(response.body.toWeb()) : response;
+    },
     close() {
       for (const transport of Object.values(transports)) void transport.then((loaded) => loaded.agent.destroy());
     },
@@ -149,41 +156,20 @@ function responseHeaders(raw: readonly string[]): HttpHeaders {
 }
 
 /**
- * The answer's bytes as a web stream, paused while the reader is behind. A connection that ends
- * before the last byte errors the stream, as fetch does ("terminated"), or with the abort reason.
+ * The answer's bytes as they arrive, paused while the reader is behind. A connection that ends
+ * before the last byte fails the body, as fetch does ("terminated"), or with the abort reason.
  */
-function streamOf(incoming: http.IncomingMessage, abortedWith: () => Error | null): ReadableStream<Uint8Array> {
-  let settled = false;
-  return new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        incoming.on('data', (chunk: Buffer) => {
-          if (settled) return;
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-          if ((controller.desiredSize ?? 1) <= 0) incoming.pause();
-        });
-        incoming.once('end', () => {
-          if (settled) return;
-          settled = true;
-          controller.close();
-        });
-        incoming.once('close', () => {
-          if (settled) return;
-          settled = true;
-          controller.error(abortedWith() ?? new TypeError('terminated', { cause: new Error('the connection closed before the answer ended') }));
-        });
-        incoming.on('error', () => {
-          // Reported by 'close' above; a listener keeps it from being thrown.
-        });
-      },
-      pull() {
-        incoming.resume();
-      },
-      cancel() {
-        settled = true;
-        incoming.destroy();
-      },
-    },
-    { highWaterMark: 16 },
-  );
+function bodyOf(incoming: http.IncomingMessage, abortedWith: () => Error | null): HttpBody {
+  const body = new HttpBody({
+    pause: () => incoming.pause(),
+    resume: () => incoming.resume(),
+    cancel: () => incoming.destroy(),
+  });
+  incoming.on('data', (chunk: Buffer) => body.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
+  incoming.once('end', () => body.end());
+  incoming.once('close', () => body.fail(abortedWith() ?? new TypeError('terminated', { cause: new Error('the connection closed before the answer ended') })));
+  incoming.on('error', () => {
+    // Reported by 'close' above; a listener keeps it from being thrown.
+  });
+  return body;
 }

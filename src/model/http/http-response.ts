@@ -1,4 +1,8 @@
+import type { HttpBody } from './http-body.js';
 import { HttpHeaders } from './http-headers.js';
+
+/** An answer's body: ours (http-body.ts), or a web stream for a caller that asked for one. */
+export type ResponseBody = HttpBody | ReadableStream<Uint8Array>;
 
 export interface HttpResponseInit {
   readonly status: number;
@@ -7,7 +11,7 @@ export interface HttpResponseInit {
   readonly url: string;
 }
 
-/** The part of fetch's `Response` the SDK reads: status, headers, a web stream body, text() and json(). */
+/** The part of fetch's `Response` the SDK reads: status, headers, a streamed body, text() and json(). */
 export class HttpResponse {
   readonly status: number;
   readonly statusText: string;
@@ -18,7 +22,7 @@ export class HttpResponse {
   private used = false;
 
   constructor(
-    readonly body: ReadableStream<Uint8Array> | null,
+    readonly body: ResponseBody | null,
     init: HttpResponseInit,
   ) {
     this.status = init.status;
@@ -35,8 +39,8 @@ export class HttpResponse {
     return this.used || (this.body?.locked ?? false);
   }
 
-  /** The same answer with another body: the stall watchdog passes the bytes through itself. */
-  withBody(body: ReadableStream<Uint8Array> | null): HttpResponse {
+  /** The same answer with another body (as a web stream, for webFetch). */
+  withBody(body: ResponseBody | null): HttpResponse {
     return new HttpResponse(body, this);
   }
 
@@ -44,7 +48,7 @@ export class HttpResponse {
     if (this.bodyUsed) throw new TypeError('Response.clone: the body has already been read');
     if (!this.body) return new HttpResponse(null, this);
     const [mine, theirs] = this.body.tee();
-    (this as { body: ReadableStream<Uint8Array> | null }).body = mine;
+    (this as { body: ResponseBody | null }).body = mine;
     return new HttpResponse(theirs, this);
   }
 
