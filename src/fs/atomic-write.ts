@@ -1,6 +1,6 @@
-import { lazyBuiltin } from '../lazy-builtin.js';
 import fs from 'node:fs';
 import path from 'node:path';
+import { entropy } from '../random-id.js';
 
 /** Temp files are dot-prefixed and end in .tmp so listings never mistake them for data. */
 export function isTempFile(name: string): boolean {
@@ -15,8 +15,7 @@ export function isTempFile(name: string): boolean {
  */
 export function writeFileAtomicSync(target: string, data: string, beforeRename?: () => void): void {
   const dir = path.dirname(target);
-  // randomUUID draws from a pre-filled entropy buffer: no crypto call per write.
-  const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${lazyBuiltin.crypto().randomUUID().slice(0, 8)}.tmp`);
+  const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${entropy.hex(4)}.tmp`);
   const fd = fs.openSync(temp, 'wx', 0o600);
   try {
     fs.writeSync(fd, data);

@@ -1,6 +1,6 @@
-import { lazyBuiltin } from '../lazy-builtin.js';
 import * as z from '../zod-mini.js';
 import { nameSchema } from '../names.js';
+import { entropy } from '../random-id.js';
 
 export const MESSAGE_TYPES = [
   'message',
@@ -57,7 +57,7 @@ export function isProtocol(type: MessageType): boolean {
 }
 
 export function newMessageId(): string {
-  return lazyBuiltin.crypto().randomUUID();
+  return entropy.uuid();
 }
 
 /**

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { isNodeError, TeamdError } from '../errors.js';
 import type { Message, MessageType } from './message.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
+import { entropy } from '../random-id.js';
 
 /** Messages that grant something: honoured only with the person's or the daemon's signature. */
 export const GRANT_TYPES: readonly MessageType[] = ['plan_approval_response', 'shutdown_request', 'permission_response'];
@@ -46,7 +47,7 @@ export class ProtocolKey {
       if (!isNodeError(error, 'ENOENT')) throw keyError(this.file, error);
     }
     ensurePrivateDir(path.dirname(this.file));
-    const temp = `${this.file}.${process.pid}.${lazyBuiltin.crypto().randomUUID().slice(0, 8)}.tmp`;
+    const temp = `${this.file}.${process.pid}.${entropy.hex(4)}.tmp`;
     fs.writeFileSync(temp, lazyBuiltin.crypto().randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
     try {
       fs.linkSync(temp, this.file);

@@ -1,7 +1,7 @@
-import { lazyBuiltin } from '../lazy-builtin.js';
 import fs from 'node:fs';
 import { readSliceAndClose } from '../fs/read-text.js';
 import path from 'node:path';
+import { entropy } from '../random-id.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_WRONLY, O_CREAT, O_EXCL } = fs.constants;
 
@@ -44,7 +44,7 @@ export class WorkspaceFs {
     const { dirFd, name } = this.walk(requested, true);
     try {
       const dir = `/proc/self/fd/${dirFd}`;
-      const temp = `.${name}.${process.pid}.${lazyBuiltin.crypto().randomUUID().slice(0, 8)}.tmp`;
+      const temp = `.${name}.${process.pid}.${entropy.hex(4)}.tmp`;
       const fd = fs.openSync(`${dir}/${temp}`, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
       try {
         fs.writeSync(fd, content);
