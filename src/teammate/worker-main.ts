@@ -24,7 +24,7 @@ import { publishTodos } from './published-todos.js';
 import { MemoryStore } from '../memory/memory-store.js';
 import { listSkills, userSkillsDir } from '../skills/skills.js';
 import { TeammateRuntime, type RuntimeEnd } from './teammate-runtime.js';
-import { HeapTrim } from './heap-trim.js';
+import { HeapTrim, type Collector } from './heap-trim.js';
 import { parseWorkerArgs } from './worker-args.js';
 import { spentTokens } from './token-budget.js';
 import { servedModel } from '../model/model-catalog.js';
@@ -287,8 +287,12 @@ function requireEnv(proc: NodeJS.Process, name: string): string {
   return value;
 }
 
-/** V8's full collection, when the teammate was started with --expose-gc. */
-function collector(): (() => void) | null {
-  const gc = globalThis.gc;
-  return typeof gc === 'function' ? () => void gc() : null;
+/**
+ * V8's collections, when the teammate was started with --expose-gc. Node 20's gc() takes an
+ * options object ({ type: 'minor' }) and scavenges for it; without one it collects in full.
+ */
+function collector(): Collector | null {
+  const gc = globalThis.gc as ((options?: { type: 'minor' }) => void) | undefined;
+  if (typeof gc !== 'function') return null;
+  return { full: () => gc(), young: () => gc({ type: 'minor' }) };
 }
