@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { isAlive } from '../../src/daemon/pid-file.js';
 import type { DemoSummary } from '../../src/demo/run-demo.js';
 import type { WorktreeDemoSummary } from '../../src/demo/worktree-demo.js';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { processesRunning, TEAMD_BIN, runTeamd, waitForLine } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -71,38 +72,42 @@ describe('teamd demo', () => {
   });
 
   it('Ctrl-C in the middle stops the demo daemon and removes its workspace', async () => {
-    const demos = (): string[] => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('teamd-demo-'));
-    const before = new Set(demos());
-    const demo = spawn(process.execPath, [TEAMD_BIN, 'demo'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    demo.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const line = await waitForLine(demo, /daemon started \(pid \d+\)/);
-    const daemonPid = Number(/pid (\d+)/.exec(line)![1]);
-    expect(isAlive(daemonPid)).toBe(true);
-    const exited = new Promise<number | null>((resolve) => demo.once('exit', resolve));
-    demo.kill('SIGINT');
-    expect(await exited).toBe(130);
-    expect(isAlive(daemonPid)).toBe(false);
-    expect(demos().filter((name) => !before.has(name))).toEqual([]);
+    const running = await demoUnderWay();
+    running.demo.kill('SIGINT');
+    expect(await running.exited).toBe(130);
+    expect(isAlive(running.daemonPid)).toBe(false);
+    expect(running.newWorkspaces()).toEqual([]);
     // A request the stopping daemon refused on the way out is part of ending, not an error to show.
-    expect(stderr).toBe('');
+    expect(running.stderr()).toBe('');
   });
 
   it('a reader that went away (teamd demo | head -3) ends the demo quietly, its daemon stopped and its workspace removed', async () => {
-    const demos = (): string[] => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('teamd-demo-'));
-    const before = new Set(demos());
-    const demo = spawn(process.execPath, [TEAMD_BIN, 'demo'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    demo.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const line = await waitForLine(demo, /daemon started \(pid \d+\)/);
-    const daemonPid = Number(/pid (\d+)/.exec(line)![1]);
-    expect(isAlive(daemonPid)).toBe(true);
-    const exited = new Promise<number | null>((resolve) => demo.once('exit', resolve));
+    const running = await demoUnderWay();
     // The reader closes its end: the demo's next line fails with EPIPE.
-    demo.stdout.destroy();
-    expect(await exited).toBe(0);
-    expect(isAlive(daemonPid)).toBe(false);
-    expect(demos().filter((name) => !before.has(name))).toEqual([]);
-    expect(stderr).toBe('');
+    running.demo.stdout.destroy();
+    expect(await running.exited).toBe(0);
+    expect(isAlive(running.daemonPid)).toBe(false);
+    expect(running.newWorkspaces()).toEqual([]);
+    expect(running.stderr()).toBe('');
   });
 });
+
+/** `teamd demo` started, once its daemon is up: its stderr so far, and the workspaces it made. */
+async function demoUnderWay(): Promise<{
+  demo: ChildProcessByStdio<null, Readable, Readable>;
+  daemonPid: number;
+  exited: Promise<number | null>;
+  stderr: () => string;
+  newWorkspaces: () => string[];
+}> {
+  const demos = (): string[] => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('teamd-demo-'));
+  const before = new Set(demos());
+  const demo = spawn(process.execPath, [TEAMD_BIN, 'demo'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  demo.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => demo.once('exit', resolve));
+  const line = await waitForLine(demo, /daemon started \(pid \d+\)/);
+  const daemonPid = Number(/pid (\d+)/.exec(line)![1]);
+  expect(isAlive(daemonPid)).toBe(true);
+  return { demo, daemonPid, exited, stderr: () => stderr, newWorkspaces: () => demos().filter((name) => !before.has(name)) };
+}

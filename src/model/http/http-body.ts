@@ -43,7 +43,7 @@ export class HttpBody implements AsyncIterable<Uint8Array> {
 
   constructor(private readonly source: BodySource) {}
 
-  /** A body fed by hand (tee's branches, tests). */
+  /** A body its caller feeds by hand, with nothing to pause or destroy (tests). */
   static fed(): HttpBody {
     return new HttpBody({ pause() {}, resume() {}, cancel() {} });
   }
