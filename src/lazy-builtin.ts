@@ -13,4 +13,5 @@ export const lazyBuiltin = {
   http: (): typeof import('node:http') => nodeRequire('node:http') as typeof import('node:http'),
   https: (): typeof import('node:https') => nodeRequire('node:https') as typeof import('node:https'),
   childProcess: (): typeof import('node:child_process') => nodeRequire('node:child_process') as typeof import('node:child_process'),
+  workerThreads: (): typeof import('node:worker_threads') => nodeRequire('node:worker_threads') as typeof import('node:worker_threads'),
 };

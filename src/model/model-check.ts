@@ -17,8 +17,7 @@ export interface ModelCheckOptions {
  */
 export async function checkModelId(model: string, options: ModelCheckOptions): Promise<void> {
   if (model === OFFLINE_MODEL) return;
-  const sdk = await import('@anthropic-ai/sdk');
-  const A = sdk.default;
+  const A = (await import('./sdk-client.js')).SdkClient;
   const client = new A({
     apiKey: options.apiKey,
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),

@@ -62,22 +62,24 @@ export interface AnthropicClientOptions {
   readonly extraCaFile?: string | null;
 }
 
-type Sdk = typeof import('@anthropic-ai/sdk');
+type Sdk = typeof import('./sdk-client.js');
+type Client = InstanceType<Sdk['SdkClient']>;
 
 /**
- * The real SDK, used for both the real API and the offline model (its baseURL), streaming, with
- * a stall watchdog. It is loaded by the first call, so neither start-up nor an idle teammate pays
- * for it (~10 MiB; the load takes ~50 ms beside a model call of seconds). The tools, the system prompt and the end of the conversation are marked for prompt
- * caching; errors come out as ModelError.
+ * The real SDK (its client with the resources teamd calls, sdk-client.ts), used for both the
+ * real API and the offline model (its baseURL), streaming, with a stall watchdog. It is loaded
+ * by the first call, so neither start-up nor an idle teammate pays for it. The tools, the system
+ * prompt and the end of the conversation are marked for prompt caching; errors come out as
+ * ModelError.
  */
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
-  let loaded: { sdk: Sdk; client: Anthropic } | null = null;
+  let loaded: { sdk: Sdk; client: Client } | null = null;
   // node:http instead of Node's fetch, whose undici would cost the teammate ~11 MiB (http/http-fetch.ts).
   const http = createHttpClient({ extraCaFile: options.extraCaFile ?? null, warn: (message) => options.logger.warn(message) });
-  const load = async (): Promise<{ sdk: Sdk; client: Anthropic }> => {
+  const load = async (): Promise<{ sdk: Sdk; client: Client }> => {
     if (loaded) return loaded;
-    const sdk = await import('@anthropic-ai/sdk');
-    const client = new sdk.default({
+    const sdk = await import('./sdk-client.js');
+    const client = new sdk.SdkClient({
       apiKey: options.apiKey,
       ...(options.baseURL ? { baseURL: options.baseURL } : {}),
       maxRetries: options.maxRetries ?? 2,
@@ -117,7 +119,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
         if (error instanceof ModelError) throw error;
         if (watchdog.stalled && !signal?.aborted)
           throw new ModelError('stalled', `the model API sent nothing for ${options.stallMs} ms; the call was abandoned`, { cause: error });
-        throw classifySdkError(sdk.default, error, options.model);
+        throw classifySdkError(sdk.SdkClient, error, options.model);
       } finally {
         watchdog.disarm();
         signal?.removeEventListener('abort', cancel);

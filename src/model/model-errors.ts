@@ -1,4 +1,4 @@
-import type Anthropic from '@anthropic-ai/sdk';
+import type { BaseAnthropic } from '@anthropic-ai/sdk/client';
 
 export type ModelErrorKind =
   | 'prompt_too_long'
@@ -52,7 +52,8 @@ export function failureClass(error: unknown): ModelFailureClass {
   }
 }
 
-type SdkClass = typeof Anthropic;
+/** The SDK's client class: its statics are the SDK's error classes. */
+type SdkClass = typeof BaseAnthropic;
 
 /** Turns what the SDK threw into a ModelError with a message that says what to do. */
 export function classifySdkError(A: SdkClass, error: unknown, model: string): ModelError {
