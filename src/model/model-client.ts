@@ -4,6 +4,7 @@ import type { ApiTool } from '../tools/registry.js';
 import { classifySdkError, ModelError } from './model-errors.js';
 import { TEAMMATE_HEADER } from './offline/env.js';
 import { sdkLogger } from './sdk-logger.js';
+import type { SdkClient } from './sdk-client.js';
 import { StallWatchdog } from './stall-watchdog.js';
 import { createHttpClient } from './http/http-fetch.js';
 
@@ -63,7 +64,6 @@ export interface AnthropicClientOptions {
 }
 
 type Sdk = typeof import('./sdk-client.js');
-type Client = InstanceType<Sdk['SdkClient']>;
 
 /**
  * The real SDK (its client with the resources teamd calls, sdk-client.ts), used for both the
@@ -73,10 +73,10 @@ type Client = InstanceType<Sdk['SdkClient']>;
  * ModelError.
  */
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
-  let loaded: { sdk: Sdk; client: Client } | null = null;
+  let loaded: { sdk: Sdk; client: SdkClient } | null = null;
   // node:http instead of Node's fetch, whose undici would cost the teammate ~11 MiB (http/http-fetch.ts).
   const http = createHttpClient({ extraCaFile: options.extraCaFile ?? null, warn: (message) => options.logger.warn(message) });
-  const load = async (): Promise<{ sdk: Sdk; client: Client }> => {
+  const load = async (): Promise<{ sdk: Sdk; client: SdkClient }> => {
     if (loaded) return loaded;
     const sdk = await import('./sdk-client.js');
     const client = new sdk.SdkClient({
