@@ -51,6 +51,15 @@ export function isNodeError(error: unknown, code?: string): error is NodeJS.Errn
   return error instanceof Error && 'code' in error && (code === undefined || (error as NodeJS.ErrnoException).code === code);
 }
 
+/**
+ * A system error in one line that starts with its code: Node's own messages already do
+ * ("ENOSPC: no space left on device, write"), others get it put in front.
+ */
+export function errorWithCode(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code ?? 'error';
+  return error.message.startsWith(`${code}:`) ? error.message : `${code}: ${error.message}`;
+}
+
 export function assertNever(value: never): never {
   throw new Error(`unexpected value: ${JSON.stringify(value)}`);
 }

@@ -94,9 +94,17 @@ export class RevisionTokens {
     }
     try {
       fs.writeSync(fd, this.body);
-    } finally {
-      fs.closeSync(fd);
+    } catch (error) {
+      // A token without its writer (a full disk) would read as being written right now and hold
+      // the task for the grace period: it was never used, so it goes.
+      try {
+        fs.closeSync(fd);
+      } finally {
+        fs.rmSync(this.deps.paths.revisionToken(id, rev), { force: true });
+      }
+      throw new TeamdError('IO', `cannot write the revision token ${this.deps.paths.revisionToken(id, rev)}: ${(error as Error).message}`, { cause: error });
     }
+    fs.closeSync(fd);
     return true;
   }
 

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { isTeamdError, TeamdError } from '../errors.js';
+import { errorWithCode, isTeamdError, TeamdError } from '../errors.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
@@ -150,7 +150,7 @@ export class RosterStore {
 
   private failed(error: Error): void {
     if (!this.failure) {
-      this.failure = { message: `${(error as NodeJS.ErrnoException).code ?? 'error'}: ${error.message}`, since: isoTime() };
+      this.failure = { message: errorWithCode(error), since: isoTime() };
       this.options.logger?.error(
         { file: this.paths.config, err: error },
         `cannot write ${this.paths.config}; the daemon keeps running and retries with backoff`,

@@ -10,7 +10,7 @@ import { readMcpConfig } from '../../mcp/mcp-config.js';
 import { readConfig } from '../../roster/roster.js';
 import { RosterStore } from '../../roster/roster-store.js';
 import { parseStore } from '../../store/store-setting.js';
-import { TeamdError } from '../../errors.js';
+import { errorWithCode, TeamdError } from '../../errors.js';
 import type { StatePaths } from '../../paths.js';
 import { pathsFor, stateFolderFor } from '../context.js';
 import { startDetachedDaemon, stopDaemonAndWait } from '../daemon-process.js';
@@ -43,7 +43,7 @@ async function runForeground(io: Io, paths: StatePaths, options: StartOptions): 
     bindings: { component: 'daemon' },
     // The log is on the disk that failed: say so where it can be seen (stderr: the journal, or logs/daemon-start.log).
     onWriteHealth: (error) => {
-      logFailure = error ? `${(error as NodeJS.ErrnoException).code ?? 'error'}: ${error.message}` : null;
+      logFailure = error ? errorWithCode(error) : null;
       io.err(
         error
           ? `teamd: cannot write ${paths.logFile('daemon')} (${logFailure}); the daemon keeps running\n`
