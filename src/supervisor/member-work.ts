@@ -4,6 +4,9 @@ import type { Logger } from '../logger.js';
 import type { Member } from '../roster/roster.js';
 import type { WakeInput } from './wake-policy.js';
 
+/** Statuses of members that take no work until a person acts: their tasks go back to the board. */
+const OUT_OF_WORK: ReadonlySet<Member['status']> = new Set(['shutdown', 'errored', 'budget']);
+
 /** What the supervisor needs to know of the teammates' work: read from the board and the inboxes. */
 export class MemberWork {
   constructor(
@@ -56,10 +59,24 @@ export class MemberWork {
     return byOwner;
   }
 
-  /** Puts a teammate's in-progress tasks back on the board, fenced by the claim number seen. */
-  async releaseTasksOf(name: string, why: string): Promise<number[]> {
+  /**
+   * Releases what members that take no work (shut down, errored, out of budget) still hold: a
+   * release that failed when they stopped (a full disk, a damaged task) is tried again on every
+   * look, so their tasks do not wait for the next daemon start. One read of the owner index per
+   * stopped member; a member started again meanwhile keeps what it holds.
+   */
+  async releaseStranded(members: readonly Member[], hasProcess: (name: string) => boolean): Promise<void> {
+    for (const member of members) {
+      if (!OUT_OF_WORK.has(member.status) || hasProcess(member.name)) continue;
+      await this.releaseTasksOf(member.name, `${member.name} is ${member.status}`, () => !hasProcess(member.name));
+    }
+  }
+
+  /** Puts a teammate's in-progress tasks back on the board, fenced by the claim number seen; each only while `stillOut` holds. */
+  async releaseTasksOf(name: string, why: string, stillOut: () => boolean = () => true): Promise<number[]> {
     const released: number[] = [];
     for (const task of await this.deps.board.ownedBy(name)) {
+      if (!stillOut()) break;
       try {
         await this.deps.board.release(task.id, { owner: name, claim: task.claim });
         released.push(task.id);

@@ -79,6 +79,7 @@ export class WorkHandout {
       const roles = new Map(members.map((m) => [m.name, m.role]));
       for (const { name, task } of this.bells.choose(ready, (name) => roles.get(name))) deps.ring(name, task);
       deps.markLooked?.(startedAt);
+      await deps.work.releaseStranded(members, deps.hasProcess);
     } catch (error) {
       deps.logger.error({ err: error }, 'could not check for work to wake teammates');
     }

@@ -114,6 +114,30 @@ describe('the daemon under damaged state and a failing disk', () => {
     },
   );
 
+  it.runIf(process.getuid?.() === 0)(
+    'a teammate shut down while the disk is full keeps no task: the release that failed is tried again once space is back',
+    async () => {
+      const mount = makeTempDir('teamd-tmpfs-');
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', mount]);
+      mounted.push(mount);
+      const dir = path.join(mount, '.team');
+      const daemon = await startDaemon(dir, { settings: { idleTimeoutMs: 0, sandbox: 'preferred' } });
+      expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+      const { board } = openBoard(dir);
+      const task = await board.add({ subject: 'long', description: sh('sleep 600') });
+      await waitFor(() => board.get(task.id).owner === 'alice', 'alice on the task');
+
+      const filler = fill(mount);
+      // Answered once alice is gone and her task's release was tried: on this disk it cannot be written.
+      expect((await runTeamd(['shutdown', 'alice', '--force', '--dir', dir])).code).toBe(0);
+      expect(board.get(task.id)).toMatchObject({ status: 'in_progress', owner: 'alice' });
+
+      fs.rmSync(filler);
+      await waitFor(() => board.get(task.id).status === 'pending' && board.get(task.id).owner === null, 'the task back on the board', 30_000);
+      expect(isAlive(daemon.pid)).toBe(true);
+    },
+  );
+
   it('a schema-invalid pending task: idle teammates claim every other task, and stop answers on the first rung', async () => {
     const dir = path.join(makeTempDir(), '.team');
     const { board, paths } = openBoard(dir);
