@@ -60,6 +60,20 @@ export function errorWithCode(error: Error): string {
   return error.message.startsWith(`${code}:`) ? error.message : `${code}: ${error.message}`;
 }
 
+/** Codes of a disk that has no room left (space or quota): it passes once someone frees some. */
+const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT']);
+
+/** The error, or one of its causes, says the disk is full. */
+export function isDiskFull(error: unknown): boolean {
+  let at: unknown = error;
+  for (let depth = 0; depth < 8 && at instanceof Error; depth++) {
+    const code = (at as NodeJS.ErrnoException).code;
+    if (code !== undefined && DISK_FULL_CODES.has(code)) return true;
+    at = at.cause;
+  }
+  return false;
+}
+
 export function assertNever(value: never): never {
   throw new Error(`unexpected value: ${JSON.stringify(value)}`);
 }

@@ -1,6 +1,8 @@
 // Entry of one teammate process, forked by the daemon with an IPC channel.
 import { statePaths } from '../src/paths.js';
+import { isDiskFull } from '../src/errors.js';
 import { killLeftovers, spawnMarker } from '../src/supervisor/leftovers.js';
+import { DISK_FULL_EXIT_CODE } from '../src/supervisor/restart-policy.js';
 import { processDaemonLink } from '../src/teammate/daemon-link.js';
 import { parseWorkerArgs } from '../src/teammate/worker-args.js';
 import { runWorker } from '../src/teammate/worker-main.js';
@@ -44,7 +46,8 @@ async function main(): Promise<void> {
     process.exitCode = 0;
   } catch (error) {
     process.stderr.write(`teammate failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
+    // A full disk is waited out by the daemon, not counted as a crash (supervisor/restart-policy.ts).
+    process.exitCode = isDiskFull(error) ? DISK_FULL_EXIT_CODE : 1;
   } finally {
     // The IPC channel keeps the event loop alive: close it so the process really ends.
     if (process.connected) {

@@ -3,6 +3,7 @@ import type { StatePaths } from '../paths.js';
 import { LEAD } from '../roster/roster.js';
 import type { RosterStore } from '../roster/roster-store.js';
 import type { MailStore } from '../store/mail-store.js';
+import { isoTime } from '../iso-time.js';
 import { cleanUpAfterTeammate } from './clean-up.js';
 import type { MemberSlot } from './member-slot.js';
 import type { MemberWork } from './member-work.js';
@@ -70,8 +71,21 @@ export class MemberExits {
       }
       case 'restart': {
         const member = deps.roster.member(name);
-        await this.notifyLead(name, `${name} crashed (${describeExit(exit)}); restarting in ${decision.afterMs} ms. Its task stays with it and is resumed.`);
-        deps.roster.patchMember(name, { status: 'crashed', pid: null, restarts: (member?.restarts ?? 0) + 1, lastExit: describeExit(exit) });
+        if (decision.diskFull) {
+          // The lead's inbox is on the same disk: the roster (kept in memory, shown by status) says it.
+          const retryAt = deps.now() + decision.afterMs;
+          logger.warn({ afterMs: decision.afterMs }, 'teammate stopped: the disk is full; it starts again after the wait');
+          deps.roster.patchMember(name, {
+            status: 'crashed',
+            pid: null,
+            lastExit: describeExit(exit),
+            problem: 'the disk is full: it cannot write its session or the board (free some space)',
+            retryAt: isoTime(retryAt),
+          });
+        } else {
+          await this.notifyLead(name, `${name} crashed (${describeExit(exit)}); restarting in ${decision.afterMs} ms. Its task stays with it and is resumed.`);
+          deps.roster.patchMember(name, { status: 'crashed', pid: null, restarts: (member?.restarts ?? 0) + 1, lastExit: describeExit(exit) });
+        }
         slot.restartTimer = setTimeout(() => {
           slot.restartTimer = null;
           if (!deps.stopping()) deps.relaunch(name);

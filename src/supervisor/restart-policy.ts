@@ -8,6 +8,13 @@ export interface ExitInfo {
   readonly exitedAt: number;
 }
 
+/**
+ * What a teammate exits with when the disk is full (sysexits' EX_TEMPFAIL): not a fault of its
+ * own, so not counted toward giving up; it is started again, less and less often, until it
+ * can write again and resumes its task.
+ */
+export const DISK_FULL_EXIT_CODE = 75;
+
 export interface RestartPolicy {
   /** A run shorter than this counts as unstable. */
   readonly minUptimeMs: number;
@@ -16,6 +23,9 @@ export interface RestartPolicy {
   readonly initialBackoffMs: number;
   readonly backoffFactor: number;
   readonly maxBackoffMs: number;
+  /** The first wait after an exit for a full disk; it doubles with each one in a row, up to diskFullMaxWaitMs. */
+  readonly diskFullWaitMs: number;
+  readonly diskFullMaxWaitMs: number;
 }
 
 export const DEFAULT_RESTART_POLICY: RestartPolicy = {
@@ -24,28 +34,39 @@ export const DEFAULT_RESTART_POLICY: RestartPolicy = {
   initialBackoffMs: 100,
   backoffFactor: 1.5,
   maxBackoffMs: 15_000,
+  diskFullWaitMs: 2_000,
+  diskFullMaxWaitMs: 60_000,
 };
 
 /** What the supervisor remembers between exits of one teammate. */
 export interface RestartHistory {
   readonly unstableRestarts: number;
   readonly lastBackoffMs: number;
+  /** Exits for a full disk in a row. */
+  readonly diskFullExits?: number;
 }
 
 export const FRESH_HISTORY: RestartHistory = { unstableRestarts: 0, lastBackoffMs: 0 };
 
 export type RestartDecision =
   | { readonly action: 'none'; readonly history: RestartHistory }
-  | { readonly action: 'restart'; readonly afterMs: number; readonly history: RestartHistory }
+  | { readonly action: 'restart'; readonly afterMs: number; readonly history: RestartHistory; readonly diskFull?: boolean }
   | { readonly action: 'give-up'; readonly reason: string; readonly history: RestartHistory };
 
 /**
  * Exit code 0 or an exit the supervisor asked for is not a crash. A crash after a stable run
  * restarts quickly and forgets earlier trouble; crashes in quick succession back off (x1.5,
- * capped) and, past the limit, give up.
+ * capped) and, past the limit, give up. An exit for a full disk waits longer each time in a row
+ * (doubling, capped) and never gives up: the disk is not the teammate's fault.
  */
 export function decideRestart(history: RestartHistory, exit: ExitInfo, policy: RestartPolicy = DEFAULT_RESTART_POLICY): RestartDecision {
   if (exit.expected || exit.code === 0) return { action: 'none', history: FRESH_HISTORY };
+  if (exit.code === DISK_FULL_EXIT_CODE) {
+    // Waited out, not counted: crashes before and after it still add up as they would have.
+    const diskFullExits = (history.diskFullExits ?? 0) + 1;
+    const afterMs = Math.min(policy.diskFullMaxWaitMs, policy.diskFullWaitMs * 2 ** Math.min(diskFullExits - 1, 20));
+    return { action: 'restart', afterMs, history: { ...history, diskFullExits }, diskFull: true };
+  }
   const uptime = exit.exitedAt - exit.startedAt;
   if (uptime >= policy.minUptimeMs) {
     return { action: 'restart', afterMs: policy.initialBackoffMs, history: { unstableRestarts: 0, lastBackoffMs: policy.initialBackoffMs } };

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { isAlive } from '../../src/daemon/pid-file.js';
 import { readInboxFrom } from '../../src/inbox/inbox-file.js';
 import { statePaths } from '../../src/paths.js';
+import { DISK_FULL_EXIT_CODE } from '../../src/supervisor/restart-policy.js';
 import { openBoard } from '../helpers/board.js';
 import { lastStopRungs, livePids, member, startDaemon } from '../helpers/daemon.js';
 import { processesWithEnv, runTeamd } from '../helpers/processes.js';
@@ -135,6 +136,37 @@ describe('the daemon under damaged state and a failing disk', () => {
       fs.rmSync(filler);
       await waitFor(() => board.get(task.id).status === 'pending' && board.get(task.id).owner === null, 'the task back on the board', 30_000);
       expect(isAlive(daemon.pid)).toBe(true);
+    },
+  );
+
+  it.runIf(process.getuid?.() === 0)(
+    'a teammate whose disk fills mid-task is not marked errored: it waits for space, then resumes and finishes the task',
+    async () => {
+      const mount = makeTempDir('teamd-tmpfs-');
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', mount]);
+      mounted.push(mount);
+      const dir = path.join(mount, '.team');
+      await startDaemon(dir, { settings: { idleTimeoutMs: 0, sandbox: 'preferred' } });
+      expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+      const firstPid = await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'alice')?.pid, 'alice idle');
+      // The command waits for a file in the workspace (an empty file still fits on the full disk):
+      // its step ends, and is saved, only once the disk is full.
+      const go = path.join(mount, 'go');
+      const { board } = openBoard(dir);
+      const task = await board.add({ subject: 'spans the full disk', description: sh(`while [ ! -e ${go} ]; do sleep 0.05; done`, 'echo finished') });
+      await waitFor(() => board.get(task.id).owner === 'alice', 'alice on the task');
+
+      const filler = fill(mount);
+      fs.writeFileSync(go, '');
+      // Her step cannot be saved: she exits for the full disk, and is started again later, not given up on.
+      await waitFor(() => !isAlive(firstPid), 'alice stopped by the full disk', 30_000);
+      fs.rmSync(filler);
+
+      await waitFor(() => board.get(task.id).status === 'completed', 'the task finished after the disk was freed', 60_000);
+      await waitFor(() => member(dir, 'alice')?.lastExit === `exit code ${DISK_FULL_EXIT_CODE}`, 'the roster written again');
+      expect(member(dir, 'alice')).toMatchObject({ restarts: 0 });
+      expect(member(dir, 'alice')?.status).not.toBe('errored');
+      expect(board.get(task.id).owner).toBe('alice');
     },
   );
 
