@@ -41,7 +41,10 @@ export async function startDetachedDaemon(
   for (;;) {
     if (exited !== undefined) {
       const why = fs.readFileSync(startLog, 'utf8').trim().split('\n').slice(-5).join('\n');
-      throw new TeamdError('DAEMON_START_FAILED', `the daemon exited during start-up (code ${exited}):\n${why}`);
+      throw new TeamdError(
+        'DAEMON_START_FAILED',
+        `the daemon exited during start-up (code ${exited})${why ? `:\n${why}` : `: ${noReasonHint(paths, startLog)}`}`,
+      );
     }
     try {
       return (await requestDaemon(paths, { op: 'ping' }, 2_000)) as PidInfo;
@@ -66,4 +69,17 @@ export async function stopDaemonAndWait(paths: StatePaths, daemon: PidInfo): Pro
     if (Date.now() > deadline) throw new TeamdError('IO', `the daemon (pid ${daemon.pid}) is still running after ${budget} ms; see: teamd logs`);
     await delay(25);
   }
+}
+
+/** What to do about a daemon that ended without a word: its reason could not be written (a full disk), or run it where it can be seen. */
+function noReasonHint(paths: StatePaths, startLog: string): string {
+  try {
+    const disk = fs.statfsSync(paths.root);
+    // root may use the blocks reserved for it; anyone else only those available to all.
+    if ((process.getuid?.() === 0 ? disk.bfree : disk.bavail) === 0)
+      return `the disk holding ${paths.root} is full (it could not even write why): free some space and retry`;
+  } catch {
+    // no answer from the file system: the general hint
+  }
+  return `it left no reason in ${startLog}; run it in the foreground to see one: teamd start --foreground --dir ${paths.root}`;
 }

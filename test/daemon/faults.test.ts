@@ -170,6 +170,23 @@ describe('the daemon under damaged state and a failing disk', () => {
     },
   );
 
+  it.runIf(process.getuid?.() === 0)('teamd start on a full disk says so in its error, though the daemon could not write why', async () => {
+    const mount = makeTempDir('teamd-tmpfs-');
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mount]);
+    mounted.push(mount);
+    const dir = path.join(mount, '.team');
+    openBoard(dir);
+    expect((await runTeamd(['task', 'add', 'before', '--dir', dir])).code).toBe(0);
+    const filler = fill(mount);
+    const started = await runTeamd(['start', '--dir', dir]);
+    expect(started.code).toBe(1);
+    expect(started.stderr).toMatch(/^teamd: the daemon exited during start-up \(code \d+\)[:\s]/);
+    expect(started.stderr).toContain(`the disk holding ${dir} is full`);
+    fs.rmSync(filler);
+    await startDaemon(dir);
+    expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
+  });
+
   it('a schema-invalid pending task: idle teammates claim every other task, and stop answers on the first rung', async () => {
     const dir = path.join(makeTempDir(), '.team');
     const { board, paths } = openBoard(dir);
