@@ -229,14 +229,21 @@ async function bareChildRss(): Promise<number> {
   return rss;
 }
 
-function wallMs(command: string, args: readonly string[], runs = 11): number {
-  const times: number[] = [];
+/**
+ * Wall time p50 of each command, run in turn (a, b, c, a, b, c, ...): a floor measured beside
+ * what it is the floor of, in the same minutes, on this noisy box. One unmeasured run each first.
+ */
+function wallMsInterleaved(commands: readonly (readonly string[])[], runs = 21): number[] {
+  const times = commands.map((): number[] => []);
+  for (const args of commands) execFileSync(process.execPath, [...args], { stdio: 'ignore' });
   for (let i = 0; i < runs; i++) {
-    const started = performance.now();
-    execFileSync(command, [...args], { stdio: 'ignore' });
-    times.push(performance.now() - started);
+    commands.forEach((args, k) => {
+      const started = performance.now();
+      execFileSync(process.execPath, [...args], { stdio: 'ignore' });
+      times[k]!.push(performance.now() - started);
+    });
   }
-  return percentile(times, 50);
+  return times.map((t) => percentile(t, 50));
 }
 
 function teamCpu(pids: readonly number[]): number {
@@ -274,7 +281,6 @@ export async function benchScale(): Promise<void> {
   const notes: string[] = [];
   const floorWatch = await bareWatchFloor(SAMPLES);
   const floorRss = await bareChildRss();
-  const nodeBare = wallMs(process.execPath, ['-e', '']);
   let smallWakeCpu: number[] = [];
 
   // 1. Start-up on an empty board, and the CLI beside `node -e ''`.
@@ -286,8 +292,11 @@ export async function benchScale(): Promise<void> {
       for (let i = 0; i < 100; i++) await team.board.add({ subject: `small ${i}`, description: NOOP });
       await until(() => team.board.list({ status: 'completed' }).tasks.length === 100, 'the 100 tasks done');
       await until(allIdle(team.paths, 10), 'idle');
-      const list = wallMs(process.execPath, [TEAMD, 'task', 'list', '--dir', team.paths.root]);
-      const status = wallMs(process.execPath, [TEAMD, 'status', '--json', '--dir', team.paths.root]);
+      const [nodeBare, list, status] = wallMsInterleaved([
+        ['-e', ''],
+        [TEAMD, 'task', 'list', '--dir', team.paths.root],
+        [TEAMD, 'status', '--json', '--dir', team.paths.root],
+      ]) as [number, number, number];
       rows.push({
         figure: '`teamd task list` wall, 100 tasks',
         measured: `${formatMs(list)} ms (${(list / nodeBare).toFixed(2)}x)`,
