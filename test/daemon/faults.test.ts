@@ -39,6 +39,23 @@ function fill(dir: string): string {
   return file;
 }
 
+/** A fresh tmpfs of `size` (e.g. "4m"), unmounted after the test. */
+function tmpfs(size: string): string {
+  const mount = makeTempDir('teamd-tmpfs-');
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', mount]);
+  mounted.push(mount);
+  return mount;
+}
+
+/** A daemon whose state folder is on a fresh 24 MiB tmpfs, with alice spawned. */
+async function aliceOnSmallDisk(): Promise<{ mount: string; dir: string; daemonPid: number }> {
+  const mount = tmpfs('24m');
+  const dir = path.join(mount, '.team');
+  const daemon = await startDaemon(dir, { settings: { idleTimeoutMs: 0, sandbox: 'preferred' } });
+  expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+  return { mount, dir, daemonPid: daemon.pid };
+}
+
 function lead(dir: string): string[] {
   return readInboxFrom(statePaths(dir).inboxFile('lead'), 0).messages.map((m) => m.message.content);
 }
@@ -47,12 +64,7 @@ describe('the daemon under damaged state and a failing disk', () => {
   it.runIf(process.getuid?.() === 0)(
     'the state folder on a tmpfs filled up and freed: the daemon stays alive, says so, and nothing acknowledged is lost',
     async () => {
-      const mount = makeTempDir('teamd-tmpfs-');
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', mount]);
-      mounted.push(mount);
-      const dir = path.join(mount, '.team');
-      const daemon = await startDaemon(dir, { settings: { idleTimeoutMs: 0, sandbox: 'preferred' } });
-      expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+      const { mount, dir, daemonPid } = await aliceOnSmallDisk();
       const alicePid = await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'alice')?.pid, 'alice idle');
       expect((await runTeamd(['send', 'alice', 'before the disk filled', '--dir', dir])).code).toBe(0);
       await waitFor(() => lead(dir).some((c) => c.includes('before the disk filled')), 'alice answered');
@@ -72,11 +84,11 @@ describe('the daemon under damaged state and a failing disk', () => {
       expect(status).toMatch(/needs you:[\s\S]*cannot write .*config\.json.*ENOSPC/);
       // The code once, as Node's own message has it (not "ENOSPC: ENOSPC: ...").
       expect(status).not.toMatch(/ENOSPC: ENOSPC/);
-      expect(isAlive(daemon.pid)).toBe(true);
+      expect(isAlive(daemonPid)).toBe(true);
 
       fs.rmSync(filler);
       await waitForAsync(async () => !(await runTeamd(['status', '--dir', dir])).stdout.includes('cannot write'), 'the roster written again');
-      expect(isAlive(daemon.pid)).toBe(true);
+      expect(isAlive(daemonPid)).toBe(true);
       // What was acknowledged is there; the team works again.
       const alice = member(dir, 'alice');
       if (alice?.status === 'errored') expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
@@ -98,9 +110,7 @@ describe('the daemon under damaged state and a failing disk', () => {
   it.runIf(process.getuid?.() === 0)(
     'a task write refused by a full disk leaves no revision token behind: once space is back, the task is written at once',
     async () => {
-      const mount = makeTempDir('teamd-tmpfs-');
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mount]);
-      mounted.push(mount);
+      const mount = tmpfs('4m');
       const { board, paths } = openBoard(path.join(mount, '.team'));
       const task = await board.add({ subject: 'claimed while the disk is full' });
       const filler = fill(mount);
@@ -118,12 +128,7 @@ describe('the daemon under damaged state and a failing disk', () => {
   it.runIf(process.getuid?.() === 0)(
     'a teammate shut down while the disk is full keeps no task: the release that failed is tried again once space is back',
     async () => {
-      const mount = makeTempDir('teamd-tmpfs-');
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', mount]);
-      mounted.push(mount);
-      const dir = path.join(mount, '.team');
-      const daemon = await startDaemon(dir, { settings: { idleTimeoutMs: 0, sandbox: 'preferred' } });
-      expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+      const { mount, dir, daemonPid } = await aliceOnSmallDisk();
       const { board } = openBoard(dir);
       const task = await board.add({ subject: 'long', description: sh('sleep 600') });
       await waitFor(() => board.get(task.id).owner === 'alice', 'alice on the task');
@@ -135,19 +140,14 @@ describe('the daemon under damaged state and a failing disk', () => {
 
       fs.rmSync(filler);
       await waitFor(() => board.get(task.id).status === 'pending' && board.get(task.id).owner === null, 'the task back on the board', 30_000);
-      expect(isAlive(daemon.pid)).toBe(true);
+      expect(isAlive(daemonPid)).toBe(true);
     },
   );
 
   it.runIf(process.getuid?.() === 0)(
     'a teammate whose disk fills mid-task is not marked errored: it waits for space, then resumes and finishes the task',
     async () => {
-      const mount = makeTempDir('teamd-tmpfs-');
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', mount]);
-      mounted.push(mount);
-      const dir = path.join(mount, '.team');
-      await startDaemon(dir, { settings: { idleTimeoutMs: 0, sandbox: 'preferred' } });
-      expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+      const { mount, dir } = await aliceOnSmallDisk();
       const firstPid = await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'alice')?.pid, 'alice idle');
       // The command waits for a file in the workspace (an empty file still fits on the full disk):
       // its step ends, and is saved, only once the disk is full.
@@ -171,9 +171,7 @@ describe('the daemon under damaged state and a failing disk', () => {
   );
 
   it.runIf(process.getuid?.() === 0)('teamd start on a full disk says so in its error, though the daemon could not write why', async () => {
-    const mount = makeTempDir('teamd-tmpfs-');
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mount]);
-    mounted.push(mount);
+    const mount = tmpfs('2m');
     const dir = path.join(mount, '.team');
     openBoard(dir);
     expect((await runTeamd(['task', 'add', 'before', '--dir', dir])).code).toBe(0);
