@@ -4,7 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { requestDaemon } from '../daemon/control-client.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { isAlive, readLiveDaemon, type PidInfo } from '../daemon/pid-file.js';
-import { isTeamdError, TeamdError } from '../errors.js';
+import { isNodeError, isTeamdError, TeamdError } from '../errors.js';
 import type { StatePaths } from '../paths.js';
 import { DEFAULT_LADDER, ladderBudgetMs } from '../supervisor/stop-ladder.js';
 import { TEAMD_BIN } from './locations.js';
@@ -62,7 +62,14 @@ export async function startDetachedDaemon(
 
 /** Asks the daemon to stop and waits until its process is gone. */
 export async function stopDaemonAndWait(paths: StatePaths, daemon: PidInfo): Promise<void> {
-  await requestDaemon(paths, { op: 'stop' });
+  try {
+    await requestDaemon(paths, { op: 'stop' });
+  } catch (error) {
+    // Another stop got there first: the daemon dropped this connection (or its socket) on its way
+    // out. Its exit is what this command waits for either way.
+    if (!isAlive(daemon.pid)) return;
+    if (!closedOnItsWayOut(error)) throw error;
+  }
   const budget = ladderBudgetMs(DEFAULT_LADDER) + 5_000;
   const deadline = Date.now() + budget;
   while (isAlive(daemon.pid)) {
@@ -82,4 +89,11 @@ function noReasonHint(paths: StatePaths, startLog: string): string {
     // no answer from the file system: the general hint
   }
   return `it left no reason in ${startLog}; run it in the foreground to see one: teamd start --foreground --dir ${paths.root}`;
+}
+
+/** The daemon's socket refused or dropped the request: it is gone, or going. */
+function closedOnItsWayOut(error: unknown): boolean {
+  if (isTeamdError(error, 'DAEMON_NOT_RUNNING')) return true;
+  const cause = error instanceof Error ? error.cause : undefined;
+  return isTeamdError(error, 'IO') && (isNodeError(cause, 'ECONNRESET') || isNodeError(cause, 'EPIPE'));
 }

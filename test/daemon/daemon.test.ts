@@ -85,6 +85,20 @@ describe('teamd start / stop', () => {
     expect(isAlive(info.pid)).toBe(false);
   });
 
+  it('three teamd stop at once: each ends well, whichever got there first', async () => {
+    const dir = stateDir();
+    const info = await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
+    for (const name of ['alice', 'bob']) expect((await runTeamd(['spawn', name, 'coder', '--dir', dir])).code).toBe(0);
+    await waitFor(() => livePids(dir).length === 2, 'two teammates');
+    const stops = await Promise.all([0, 1, 2].map(() => runTeamd(['stop', '--dir', dir])));
+    for (const stop of stops) {
+      expect({ code: stop.code, stderr: stop.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(stop.stdout).toMatch(new RegExp(`^(teamd daemon stopped \\(pid ${info.pid}\\)|no teamd daemon is running for .*)\n$`));
+    }
+    expect(stops.some((stop) => stop.stdout.startsWith('teamd daemon stopped'))).toBe(true);
+    expect(isAlive(info.pid)).toBe(false);
+  });
+
   it('kill -9 of the daemon: its teammates exit by themselves, and the next start resumes them', async () => {
     const dir = stateDir();
     const info = await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
