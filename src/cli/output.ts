@@ -2,6 +2,7 @@ import type { BoardListing, TaskView } from '../board/board.js';
 import type { Task } from '../board/task.js';
 import type { ClosedPipe } from './closed-pipe.js';
 import { FdWriter } from './fd-writer.js';
+import { forTerminal } from './terminal-text.js';
 
 /** Where the CLI writes. Injected so commands never reach for process globals. */
 export interface Io {
@@ -41,8 +42,9 @@ export function processIo(closed: ClosedPipe): Io {
   );
   return {
     onClosedPipe: closed.handle,
-    out: stdout.write,
-    err: stderr.write,
+    // Text only: what a teammate wrote is shown, never obeyed by the terminal (terminal-text.ts).
+    out: (text) => stdout.write(forTerminal(text)),
+    err: (text) => stderr.write(forTerminal(text)),
     stdoutStream: () => stdout.toStream(),
     stderrStream: () => stderr.toStream(),
     env: process.env,

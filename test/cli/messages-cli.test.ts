@@ -26,6 +26,21 @@ describe('teamd send / broadcast / inbox (real CLI)', () => {
     expect(json.map((m: { content: string }) => m.content)).toEqual(['please review', 'line one\nline two']);
   });
 
+  it("a message's escape sequences are shown, not obeyed: written out as \\u00NN, and JSON output still reads back as sent", async () => {
+    const dir = team();
+    // What a teammate's model could send the lead: retitle the window, clear the screen, hide the rest of the line.
+    const content = 'done \x1b]0;pwned\x07\x1b[2J\rall good\tok\x9b';
+    expect((await runTeamd(['send', 'lead', content, '--from', 'alice', '--dir', dir])).code).toBe(0);
+    const text = await runTeamd(['inbox', 'lead', '--dir', dir]);
+    expect(text.stdout).toContain('alice -> lead: done \\u001b]0;pwned\\u0007\\u001b[2J\\u000dall good\tok\\u009b\n');
+    // eslint-disable-next-line no-control-regex -- no control character may reach the terminal
+    expect(text.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    const json = await runTeamd(['inbox', 'lead', '--dir', dir, '--json']);
+    // eslint-disable-next-line no-control-regex -- nor in JSON
+    expect(json.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    expect(JSON.parse(json.stdout).map((m: { content: string }) => m.content)).toEqual([content]);
+  });
+
   it('refuses an unknown recipient (exit 2, names it) and creates no mailbox', async () => {
     const dir = team();
     const result = await runTeamd(['send', 'alcie', 'hi', '--dir', dir]);
