@@ -11,7 +11,5 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
  * a control character can only be inside a string). `teamd watch` draws its screen through the stream.
  */
 export function forTerminal(text: string): string {
-  CONTROL.lastIndex = 0;
-  if (!CONTROL.test(text)) return text;
   return text.replace(CONTROL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -6,7 +6,7 @@ import type { MailStore } from '../store/mail-store.js';
 import { isoTime } from '../iso-time.js';
 import { cleanUpAfterTeammate } from './clean-up.js';
 import type { MemberSlot } from './member-slot.js';
-import type { MemberWork } from './member-work.js';
+import { takesNoWork, type MemberWork } from './member-work.js';
 import { decideRestart, describeExit, type RestartPolicy } from './restart-policy.js';
 
 export interface MemberExitsDeps {
@@ -57,7 +57,7 @@ export class MemberExits {
       case 'none': {
         const status = slot.expected ?? 'asleep';
         // Tasks first, status last: whoever sees the new status also sees the board settled.
-        if (status === 'shutdown' || status === 'errored' || status === 'budget') await deps.work.releaseTasksOf(name, `${name} ${status}`);
+        if (takesNoWork(status)) await deps.work.releaseTasksOf(name, `${name} ${status}`);
         deps.roster.patchMember(name, {
           status,
           pid: null,
@@ -70,7 +70,6 @@ export class MemberExits {
         return;
       }
       case 'restart': {
-        const member = deps.roster.member(name);
         if (decision.diskFull) {
           // The lead's inbox is on the same disk: the roster (kept in memory, shown by status) says it.
           const retryAt = deps.now() + decision.afterMs;
@@ -83,6 +82,7 @@ export class MemberExits {
             retryAt: isoTime(retryAt),
           });
         } else {
+          const member = deps.roster.member(name);
           await this.notifyLead(name, `${name} crashed (${describeExit(exit)}); restarting in ${decision.afterMs} ms. Its task stays with it and is resumed.`);
           deps.roster.patchMember(name, { status: 'crashed', pid: null, restarts: (member?.restarts ?? 0) + 1, lastExit: describeExit(exit) });
         }

@@ -4,11 +4,18 @@ import type { Logger } from '../logger.js';
 import type { Member } from '../roster/roster.js';
 import type { WakeInput } from './wake-policy.js';
 
-/** Statuses of members that take no work until a person acts: their tasks go back to the board. */
-const OUT_OF_WORK: ReadonlySet<Member['status']> = new Set(['shutdown', 'errored', 'budget']);
+const OUT_OF_WORK: ReadonlySet<string> = new Set(['shutdown', 'errored', 'budget']);
+
+/** A member that takes no work until a person acts (shut down, errored, out of budget): its tasks go back to the board. */
+export function takesNoWork(status: string): boolean {
+  return OUT_OF_WORK.has(status);
+}
 
 /** What the supervisor needs to know of the teammates' work: read from the board and the inboxes. */
 export class MemberWork {
+  /** Members whose tasks could not all be released (a full disk, a damaged task): tried again at every look. */
+  private readonly unreleased = new Set<string>();
+
   constructor(
     private readonly deps: {
       readonly board: TaskBoard;
@@ -60,21 +67,28 @@ export class MemberWork {
   }
 
   /**
-   * Releases what members that take no work (shut down, errored, out of budget) still hold: a
-   * release that failed when they stopped (a full disk, a damaged task) is tried again on every
-   * look, so their tasks do not wait for the next daemon start. One read of the owner index per
-   * stopped member; a member started again meanwhile keeps what it holds.
+   * Tries again the releases that failed when members stopped taking work, so their tasks do not
+   * wait for the next daemon start. Nothing to do (and no I/O) unless one failed; a member
+   * started again meanwhile keeps what it holds.
    */
   async releaseStranded(members: readonly Member[], hasProcess: (name: string) => boolean): Promise<void> {
-    for (const member of members) {
-      if (!OUT_OF_WORK.has(member.status) || hasProcess(member.name)) continue;
-      await this.releaseTasksOf(member.name, `${member.name} is ${member.status}`, () => !hasProcess(member.name));
+    for (const name of [...this.unreleased]) {
+      const member = members.find((m) => m.name === name);
+      if (!member || !takesNoWork(member.status) || hasProcess(name)) {
+        this.unreleased.delete(name);
+        continue;
+      }
+      await this.releaseTasksOf(name, `${name} is ${member.status}`, () => !hasProcess(name));
     }
   }
 
-  /** Puts a teammate's in-progress tasks back on the board, fenced by the claim number seen; each only while `stillOut` holds. */
+  /**
+   * Puts a teammate's in-progress tasks back on the board, fenced by the claim number seen; each
+   * only while `stillOut` holds. One that fails is tried again at the next look (releaseStranded).
+   */
   async releaseTasksOf(name: string, why: string, stillOut: () => boolean = () => true): Promise<number[]> {
     const released: number[] = [];
+    let failed = false;
     for (const task of await this.deps.board.ownedBy(name)) {
       if (!stillOut()) break;
       try {
@@ -82,9 +96,12 @@ export class MemberWork {
         released.push(task.id);
         this.deps.logger.info({ taskId: task.id, teammate: name, why }, 'task released back to the board');
       } catch (error) {
+        failed = true;
         this.deps.logger.warn({ err: error, taskId: task.id }, 'could not release task');
       }
     }
+    if (failed) this.unreleased.add(name);
+    else this.unreleased.delete(name);
     return released;
   }
 }

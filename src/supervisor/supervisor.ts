@@ -5,7 +5,7 @@ import type { WorkerMessage } from './ipc-protocol.js';
 import { cleanUpAfterTeam } from './clean-up.js';
 import { checkModelFor, writeBudget } from './member-settings.js';
 import { workerEnvFor } from './worker-env.js';
-import { MemberWork } from './member-work.js';
+import { MemberWork, takesNoWork } from './member-work.js';
 import { forkMember, sendToMember } from './member-process.js';
 import { DEFAULT_RESTART_POLICY, type RestartPolicy } from './restart-policy.js';
 import { MemberExits } from './member-exits.js';
@@ -84,7 +84,7 @@ export class Supervisor {
     const members = this.deps.roster.read().members;
     const openTasks = await this.work.openTasksOf(members.map((m) => m.name));
     for (const member of members) {
-      if (member.status === 'shutdown' || member.status === 'errored' || member.status === 'budget') {
+      if (takesNoWork(member.status)) {
         await this.work.releaseTasksOf(member.name, `${member.name} is ${member.status}`);
         this.deps.roster.patchMember(member.name, { pid: null, task: null });
       } else if (RUNNING.includes(member.status) || openTasks.has(member.name)) {
