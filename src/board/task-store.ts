@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isNodeError, TeamdError } from '../errors.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
-import { readTextIfPresent } from '../fs/read-text.js';
+import { readBoundedFd, readBoundedText, type BoundedRead } from '../fs/read-text.js';
 import { TASK_FILE_PATTERN, type StatePaths } from '../paths.js';
-import { isTerminal, taskSchema, type Task } from './task.js';
+import { isTerminal, MAX_TASK_FILE_BYTES, taskSchema, type Task } from './task.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { DoneIndex } from './done-index.js';
 
@@ -82,12 +82,11 @@ export class TaskStore {
   read(id: number): TaskRead {
     const liveFile = this.paths.taskFile(id);
     const doneFile = this.paths.doneTaskFile(id);
-    const liveRaw = readTextIfPresent(liveFile);
-    const doneRaw = readTextIfPresent(doneFile);
-    if (liveRaw === null && doneRaw === null) return { kind: 'missing' };
-    if (doneRaw === null) return parseTask(id, liveRaw!, liveFile);
-    if (liveRaw === null) return parseTask(id, doneRaw, doneFile);
-    return newer(parseTask(id, liveRaw, liveFile), parseTask(id, doneRaw, doneFile));
+    const live = readBoundedText(liveFile, MAX_TASK_FILE_BYTES);
+    const done = readBoundedText(doneFile, MAX_TASK_FILE_BYTES);
+    if (live.kind === 'missing') return done.kind === 'missing' ? { kind: 'missing' } : taskFrom(id, done, doneFile);
+    if (done.kind === 'missing') return taskFrom(id, live, liveFile);
+    return newer(taskFrom(id, live, liveFile), taskFrom(id, done, doneFile));
   }
 
   /**
@@ -106,8 +105,9 @@ export class TaskStore {
       throw new TeamdError('IO', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
     }
     try {
-      const stat = fs.fstatSync(fd);
-      const read = parseTask(id, readAll(fd, stat.size), file);
+      const bounded = readBoundedFd(fd, MAX_TASK_FILE_BYTES);
+      const stat = bounded.stat;
+      const read = taskFrom(id, bounded, file);
       if (read.kind === 'ok') {
         const { status, owner, blockedBy, role } = read.task;
         return { stat, summary: { status, owner, blockedBy, role } };
@@ -215,14 +215,7 @@ export function parseTask(id: number, raw: string, file: string): TaskRead {
   return { kind: 'ok', task: parsed.data, raw, file };
 }
 
-/** Reads an open file of known size whole: one read for a task file that is not being replaced in place (it never is). */
-function readAll(fd: number, size: number): string {
-  const buffer = Buffer.allocUnsafe(size);
-  let filled = 0;
-  while (filled < size) {
-    const read = fs.readSync(fd, buffer, filled, size - filled, filled);
-    if (read === 0) break;
-    filled += read;
-  }
-  return buffer.toString('utf8', 0, filled);
+/** A task from a bounded read of its file: a file too big or not a file is corrupt, unread. */
+function taskFrom(id: number, read: Exclude<BoundedRead, { kind: 'missing' }>, file: string): TaskRead {
+  return read.kind === 'text' ? parseTask(id, read.text, file) : { kind: 'corrupt', file, raw: '', reason: read.reason };
 }

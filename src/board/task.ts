@@ -7,6 +7,11 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const MAX_SUBJECT_CHARS = 200;
 export const MAX_DESCRIPTION_CHARS = 64 * 1024;
 export const MAX_RESULT_CHARS = 256 * 1024;
+/**
+ * The largest task file read: above it, a file is reported as not a valid task without reading it.
+ * The fields' own limits keep a file teamd writes under ~2 MiB (each character escaped as \uXXXX).
+ */
+export const MAX_TASK_FILE_BYTES = 8 * 1024 * 1024;
 
 const isoTimestamp = z.iso.datetime({ offset: true });
 

@@ -11,17 +11,63 @@ export function readTextIfExists(file: string): string | null {
   }
 }
 
+/** What a bounded read found: no file, its text, or why it was not read (with what fstat said of it). */
+export type BoundedRead =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'text'; readonly text: string; readonly stat: fs.Stats }
+  | { readonly kind: 'unusable'; readonly reason: string; readonly stat: fs.Stats };
+
+const MISSING: BoundedRead = { kind: 'missing' };
+
 /**
- * Like readTextIfExists, for a file that is often absent (a task looked for in both of its
+ * A file of at most `maxBytes`, for one that is often absent (a task looked for in both of its
  * folders): a stat first, so absence costs no thrown error (each costs tens of microseconds).
+ * What is not a regular file, or is larger than `maxBytes`, is not read: it is `unusable`, with
+ * the reason. Both are checked on the open file (readBoundedFd), so a bigger file renamed in after
+ * the stat is not read either. Any other failure is an IO error naming the file.
  */
-export function readTextIfPresent(file: string): string | null {
+export function readBoundedText(file: string, maxBytes: number): BoundedRead {
+  let fd: number;
   try {
-    if (fs.statSync(file, { throwIfNoEntry: false }) === undefined) return null;
+    if (fs.statSync(file, { throwIfNoEntry: false }) === undefined) return MISSING;
+    fd = fs.openSync(file, 'r');
   } catch (error) {
+    // Removed or renamed away between the stat and the open: as absent as before the stat.
+    if (isNodeError(error, 'ENOENT')) return MISSING;
     throw new TeamdError('IO', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
-  return readTextIfExists(file);
+  try {
+    return readBoundedFd(fd, maxBytes);
+  } catch (error) {
+    throw new TeamdError('IO', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * An open file's text when it is a regular file of at most `maxBytes`, else why not, with its
+ * fstat either way (the identity of exactly the version read). Reading a file of hundreds of MB
+ * whole would take that much memory in every process that looks, and past V8's longest string
+ * (512 MiB) it throws instead of returning. Leaves the descriptor open.
+ */
+export function readBoundedFd(fd: number, maxBytes: number): Exclude<BoundedRead, { kind: 'missing' }> {
+  const stat = fs.fstatSync(fd);
+  if (!stat.isFile()) return { kind: 'unusable', stat, reason: 'it is not a regular file' };
+  if (stat.size > maxBytes) return { kind: 'unusable', stat, reason: `it is ${stat.size} bytes, over the limit of ${maxBytes}` };
+  return { kind: 'text', stat, text: readAll(fd, stat.size) };
+}
+
+/** Reads an open file of known size whole: one read for a file that is not being replaced in place. */
+function readAll(fd: number, size: number): string {
+  const buffer = Buffer.allocUnsafe(size);
+  let filled = 0;
+  while (filled < size) {
+    const read = fs.readSync(fd, buffer, filled, size - filled, filled);
+    if (read === 0) break;
+    filled += read;
+  }
+  return buffer.toString('utf8', 0, filled);
 }
 
 /** Up to `max` bytes of an open file from `offset`, then closes it: the text, the file's size and the bytes read. */

@@ -203,6 +203,37 @@ describe('the daemon under damaged state and a failing disk', () => {
     expect(JSON.parse(fs.readFileSync(paths.taskFile(1), 'utf8')).claim).toBe(-1);
   });
 
+  it('a task file too big to read (600 MB) and a folder named like a task: skipped and reported, never read; the team and the CLI keep working', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    const { board, paths } = openBoard(dir);
+    await board.add({ subject: 'placeholder' });
+    // Sparse: 600 MB long, no disk used. Read whole, it is longer than V8's longest string.
+    fs.writeFileSync(paths.taskFile(2), '');
+    fs.truncateSync(paths.taskFile(2), 600 * 1024 * 1024);
+    fs.mkdirSync(paths.taskFile(3));
+    fs.writeFileSync(paths.taskCounter, `${JSON.stringify({ next: 4 })}\n`);
+    await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
+    for (const name of ['alice', 'bob']) expect((await runTeamd(['spawn', name, 'coder', '--dir', dir])).code).toBe(0);
+    for (let i = 0; i < 3; i++) await board.add({ subject: `fine ${i}`, description: sh('true') });
+    await waitFor(() => board.list().tasks.filter((t) => t.status === 'completed').length === 3, 'every other task done');
+    await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'bob')?.status === 'idle', 'both idle again');
+    for (const name of ['alice', 'bob']) expect(member(dir, name)?.restarts ?? 0).toBe(0);
+
+    const status = await runTeamd(['status', '--dir', dir]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/task_2\.json: it is 629145600 bytes, over the limit of 8388608/);
+    expect(status.stdout).toMatch(/task_3\.json: it is not a regular file/);
+    const list = await runTeamd(['task', 'list', '--json', '--dir', dir]);
+    expect(list.code).toBe(0);
+    expect((JSON.parse(list.stdout) as { subject: string }[]).map((t) => t.subject)).toEqual(['placeholder', 'fine 0', 'fine 1', 'fine 2']);
+    expect(list.stderr).toMatch(/skipped .*task_2\.json: it is 629145600 bytes/);
+    const show = await runTeamd(['task', 'show', '2', '--dir', dir]);
+    expect(show.code).not.toBe(0);
+    expect(show.stderr.trim().split('\n')).toEqual([expect.stringMatching(/task_2\.json is not a valid task \(it is 629145600 bytes, over the limit/)]);
+    expect(fs.statSync(paths.taskFile(2)).size).toBe(600 * 1024 * 1024);
+    expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
+  });
+
   it('a config.json damaged while the daemon runs is set aside, the last good roster kept, and the daemon keeps serving', async () => {
     const dir = path.join(makeTempDir(), '.team');
     const daemon = await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
