@@ -1,6 +1,6 @@
 import * as z from '../zod-mini.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
-import { readTextIfExists } from '../fs/read-text.js';
+import { readBoundedText } from '../fs/read-text.js';
 import type { Logger } from '../logger.js';
 import { isoTime } from '../iso-time.js';
 
@@ -14,6 +14,9 @@ export type Cursor = z.infer<typeof cursorSchema>;
 
 export const START_CURSOR: Cursor = { offset: 0, lastId: null };
 
+/** A cursor is a few dozen bytes: a file past this is unreadable, not read. */
+const MAX_CURSOR_BYTES = 1024 * 1024;
+
 /**
  * How far a consumer has handled its inbox. A missing or unreadable cursor starts from the
  * beginning: at-least-once, with the consumer dropping ids it has already handled.
@@ -25,10 +28,11 @@ export class CursorStore {
   ) {}
 
   read(): Cursor {
-    const raw = readTextIfExists(this.file);
-    if (raw === null) return START_CURSOR;
+    const read = readBoundedText(this.file, MAX_CURSOR_BYTES);
+    if (read.kind === 'missing') return START_CURSOR;
     try {
-      const parsed = cursorSchema.safeParse(JSON.parse(raw));
+      if (read.kind === 'unusable') throw new Error(read.reason);
+      const parsed = cursorSchema.safeParse(JSON.parse(read.text));
       if (parsed.success) return parsed.data;
     } catch {
       // fall through to the warning below

@@ -1,6 +1,6 @@
 import * as z from '../zod-mini.js';
 import { TeamdError } from '../errors.js';
-import { readTextIfExists } from '../fs/read-text.js';
+import { readBoundedText } from '../fs/read-text.js';
 import { nameSchema } from '../names.js';
 
 export const MEMBER_STATUSES = [
@@ -159,10 +159,19 @@ export const configSchema = z.looseObject({
 export type Member = z.infer<typeof memberSchema>;
 export type TeamConfig = z.infer<typeof configSchema>;
 
+/** The largest roster read (a member's record is well under 1 KiB): a larger file is not read, but reported. */
+export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+
 /** Reads the roster the daemon writes (`config.json`). A missing file is an empty team. */
 export function readConfig(file: string): TeamConfig {
-  const raw = readTextIfExists(file);
-  if (raw === null) return configSchema.parse({});
+  const read = readBoundedText(file, MAX_CONFIG_BYTES);
+  if (read.kind === 'missing') return configSchema.parse({});
+  if (read.kind === 'unusable') {
+    // A folder in its place cannot be read as anything: an IO error, as a read of it always was.
+    if (!read.stat.isFile()) throw new TeamdError('IO', `cannot read ${file}: ${read.reason}`);
+    throw new TeamdError('CONFIG_CORRUPT', `${file} is not a valid roster (${read.reason}); fix it by hand`);
+  }
+  const raw = read.text;
   let json: unknown;
   try {
     json = JSON.parse(raw);

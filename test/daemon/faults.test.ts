@@ -259,6 +259,39 @@ describe('the daemon under damaged state and a failing disk', () => {
     expect((await runTeamd(['spawn', 'bob', 'coder', '--dir', dir])).code).toBe(0);
   });
 
+  it('a config.json too big to read (600 MB) is reported, never read: status shows the rest, start refuses in one line, a running daemon sets it aside', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    const { board } = openBoard(dir);
+    await board.add({ subject: 'still listed' });
+    const config = statePaths(dir).config;
+    const enlarge = () => fs.truncateSync(config, 600 * 1024 * 1024); // sparse: no disk used
+    fs.writeFileSync(config, '');
+    enlarge();
+    const tooBig = /config\.json is not a valid roster \(it is 629145600 bytes, over the limit of 16777216\)/;
+    const status = await runTeamd(['status', '--dir', dir]);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toMatch(/tasks: +1 pending/);
+    expect(status.stdout).toMatch(tooBig);
+    expect(status.stderr.trim().split('\n')).toEqual([expect.stringMatching(tooBig)]);
+    expect((await runTeamd(['task', 'list', '--dir', dir])).stdout).toMatch(/still listed/);
+    const start = await runTeamd(['start', '--dir', dir]);
+    expect(start.code).not.toBe(0);
+    expect(start.stderr.trim().split('\n')).toEqual([expect.stringMatching(tooBig)]);
+
+    fs.rmSync(config);
+    const daemon = await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    await waitFor(() => member(dir, 'alice')?.status === 'idle', 'alice idle');
+    enlarge();
+    expect((await runTeamd(['spawn', 'bob', 'coder', '--dir', dir])).code).toBe(0);
+    // Set aside whole, unless the daemon's own write replaced it first (a write racing the damage).
+    for (const aside of fs.readdirSync(dir).filter((name) => name.startsWith('config.json.damaged-')))
+      expect(fs.statSync(path.join(dir, aside)).size).toBe(600 * 1024 * 1024);
+    expect(fs.statSync(config).size).toBeLessThan(64 * 1024);
+    expect(member(dir, 'bob')?.role).toBe('coder');
+    expect(isAlive(daemon.pid)).toBe(true);
+  });
+
   it('a roster listing a teammate twice is refused at start, in one line naming the file', async () => {
     const dir = path.join(makeTempDir(), '.team');
     fs.mkdirSync(dir, { recursive: true });
