@@ -3,6 +3,7 @@ import { appendRecordSync } from '../fs/append-record.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { TASK_STATUSES, type TaskStatus } from './task.js';
 import * as z from '../zod-mini.js';
+import { readBoundedText } from '../fs/read-text.js';
 
 /** One line of the index: a finished task's status, and the identity of the file it was written to. */
 const entrySchema = z.object({
@@ -52,9 +53,9 @@ export class DoneIndex {
   /** The last valid line for each task; empty when there is no index, or one past `maxBytes`. */
   read(): Map<number, DoneEntry> {
     try {
-      // Past this, reading it would cost more than it saves (and memory): the files are read instead.
-      if (fs.statSync(this.file).size > this.maxBytes) return new Map();
-      return parseLines(fs.readFileSync(this.file, 'utf8'));
+      // Past maxBytes, reading it would cost more than it saves (and memory): the files are read instead.
+      const read = readBoundedText(this.file, this.maxBytes);
+      return read.kind === 'text' ? parseLines(read.text) : new Map<number, DoneEntry>();
     } catch {
       return new Map();
     }
@@ -73,7 +74,8 @@ export class DoneIndex {
     try {
       const size = fs.statSync(this.file, { throwIfNoEntry: false })?.size ?? 0;
       if (size === 0) return 0;
-      const text = size > this.maxBytes ? null : fs.readFileSync(this.file, 'utf8');
+      const read = readBoundedText(this.file, this.maxBytes);
+      const text = read.kind === 'text' ? read.text : null;
       const lines = text === null ? Infinity : text.split('\n').filter((line) => line.length > 0).length;
       // A small index is left alone without listing the done folder.
       if (lines <= COMPACT_SLACK) return 0;

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { touchRegular } from '../fs/open-regular.js';
 
 /** How stale the daemon's last look may be before teammates stop trusting it (it looks at least every 5 s). */
 export const LOOK_TRUSTED_MS = 15_000;
@@ -31,7 +32,7 @@ export class LookMarker {
       return true;
     } catch {
       try {
-        fs.closeSync(fs.openSync(this.file, 'a', 0o600));
+        touchRegular(this.file);
         fs.utimesSync(this.file, at, at);
         return true;
       } catch {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isNodeError, TeamdError } from '../errors.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
+import { touchRegular } from '../fs/open-regular.js';
 import type { StatePaths } from '../paths.js';
 
 /**
@@ -25,13 +26,13 @@ export class OwnerIndex {
       this.madeDirs.add(dir);
     }
     try {
-      fs.closeSync(fs.openSync(file, 'a', 0o600));
+      touchRegular(file);
     } catch (error) {
       if (isNodeError(error, 'ENOENT')) {
         // The folder was removed by hand since: make it again, once.
         this.madeDirs.delete(dir);
         ensurePrivateDir(dir);
-        fs.closeSync(fs.openSync(file, 'a', 0o600));
+        touchRegular(file);
         return;
       }
       throw new TeamdError('IO', `cannot write the owner index entry ${file}: ${(error as Error).message}`, { cause: error });

@@ -3,6 +3,7 @@ import { isNodeError, TeamdError } from '../errors.js';
 import { isSameProcessAlive, selfIdentity, type ProcessIdentity } from '../proc/process-identity.js';
 import type { StatePaths } from '../paths.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
+import { readTextIfExists } from '../fs/read-text.js';
 
 /** How many tokens of dead writers one write steps over before giving up (each is one failed create). */
 const MAX_DEAD_STEPS = 8;
@@ -110,14 +111,15 @@ export class RevisionTokens {
 
   private writerMayLive(id: number, rev: number): boolean {
     const file = this.deps.paths.revisionToken(id, rev);
-    let raw: string;
+    let raw: string | null;
     let mtimeMs: number;
     try {
-      raw = fs.readFileSync(file, 'utf8');
+      raw = readTextIfExists(file);
       mtimeMs = fs.statSync(file).mtimeMs;
     } catch {
       return true; // changing under us: some live process is at work here
     }
+    if (raw === null) return true;
     const writer = parseIdentity(raw);
     if (writer) return isSameProcessAlive(writer);
     // Created but not written yet (or the writer died in between): give it the grace period.

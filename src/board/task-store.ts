@@ -3,6 +3,7 @@ import path from 'node:path';
 import { isNodeError, TeamdError } from '../errors.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { readBoundedFd, readBoundedText, type BoundedRead } from '../fs/read-text.js';
+import { READ_NONBLOCK } from '../fs/open-regular.js';
 import { TASK_FILE_PATTERN, type StatePaths } from '../paths.js';
 import { isTerminal, MAX_TASK_FILE_BYTES, taskSchema, type Task } from './task.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
@@ -99,7 +100,7 @@ export class TaskStore {
     const file = this.paths.taskFile(id);
     let fd: number;
     try {
-      fd = fs.openSync(file, 'r');
+      fd = fs.openSync(file, READ_NONBLOCK);
     } catch (error) {
       if (isNodeError(error, 'ENOENT')) return null;
       throw new TeamdError('IO', `cannot read ${file}: ${(error as Error).message}`, { cause: error });

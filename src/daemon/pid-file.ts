@@ -7,6 +7,7 @@ import type { FileLocker } from '../fs/file-lock.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
+import { readTextIfExists } from '../fs/read-text.js';
 import { isoTime } from '../iso-time.js';
 
 export const pidInfoSchema = z.looseObject({
@@ -37,12 +38,13 @@ export { isAlive };
 
 /** The running daemon of this state folder, or null (no pid file, unreadable, its process gone, or not a teamd daemon for this folder). */
 export function readLiveDaemon(paths: StatePaths): PidInfo | null {
-  let raw: string;
+  let raw: string | null;
   try {
-    raw = fs.readFileSync(paths.daemonPid, 'utf8');
+    raw = readTextIfExists(paths.daemonPid);
   } catch {
     return null;
   }
+  if (raw === null) return null;
   try {
     const parsed = pidInfoSchema.safeParse(JSON.parse(raw));
     return parsed.success && isDaemonOf(parsed.data, paths.root) ? parsed.data : null;
@@ -100,7 +102,7 @@ export async function acquirePidFile(paths: StatePaths, locker: FileLocker, logg
 /** Removes the pid file if it is still ours. */
 export function releasePidFile(paths: StatePaths): void {
   try {
-    const parsed = pidInfoSchema.safeParse(JSON.parse(fs.readFileSync(paths.daemonPid, 'utf8')));
+    const parsed = pidInfoSchema.safeParse(JSON.parse(readTextIfExists(paths.daemonPid) ?? 'null'));
     if (parsed.success && parsed.data.pid === process.pid) fs.rmSync(paths.daemonPid, { force: true });
   } catch {
     // already gone or unreadable: nothing of ours to remove

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { TeamdError } from '../errors.js';
+import { openRegular } from './open-regular.js';
 
 const NEWLINE = 0x0a;
 
@@ -10,7 +11,7 @@ const NEWLINE = 0x0a;
  * gluing onto the torn fragment. (At worst, racing a live writer, this adds an empty line.)
  */
 export function appendRecordSync(file: string, record: string, options: { durable: boolean }): void {
-  const fd = fs.openSync(file, 'a+', 0o600);
+  const fd = openRegular(file, 'read-append');
   try {
     const size = fs.fstatSync(fd).size;
     let data = Buffer.from(record, 'utf8');

@@ -1,14 +1,19 @@
 import fs from 'node:fs';
 import { isNodeError, TeamdError } from '../errors.js';
+import { READ_NONBLOCK } from './open-regular.js';
 
-/** A file's text, or null when it does not exist; any other failure is an IO error naming the file. */
+/** Past this, a file read whole is refused: Node cannot hold 512 MiB as a string, and no file of ours comes near. */
+const MAX_TEXT_BYTES = 256 * 1024 * 1024;
+
+/**
+ * A file's text, or null when it does not exist; any other failure is an IO error naming the file,
+ * as is a FIFO, device or folder in its place (never waited on) or a file past 256 MiB.
+ */
 export function readTextIfExists(file: string): string | null {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if (isNodeError(error, 'ENOENT')) return null;
-    throw new TeamdError('IO', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
-  }
+  const read = readBoundedText(file, MAX_TEXT_BYTES);
+  if (read.kind === 'missing') return null;
+  if (read.kind === 'unusable') throw new TeamdError('IO', `cannot read ${file}: ${read.reason}`);
+  return read.text;
 }
 
 /** What a bounded read found: no file, its text, or why it was not read (with what fstat said of it). */
@@ -24,13 +29,13 @@ const MISSING: BoundedRead = { kind: 'missing' };
  * folders): a stat first, so absence costs no thrown error (each costs tens of microseconds).
  * What is not a regular file, or is larger than `maxBytes`, is not read: it is `unusable`, with
  * the reason. Both are checked on the open file (readBoundedFd), so a bigger file renamed in after
- * the stat is not read either. Any other failure is an IO error naming the file.
+ * the stat is not read either; the open does not wait on a FIFO (open-regular.ts). Any other failure is an IO error naming the file.
  */
 export function readBoundedText(file: string, maxBytes: number): BoundedRead {
   let fd: number;
   try {
     if (fs.statSync(file, { throwIfNoEntry: false }) === undefined) return MISSING;
-    fd = fs.openSync(file, 'r');
+    fd = fs.openSync(file, READ_NONBLOCK);
   } catch (error) {
     // Removed or renamed away between the stat and the open: as absent as before the stat.
     if (isNodeError(error, 'ENOENT')) return MISSING;

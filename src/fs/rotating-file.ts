@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { openRegular } from './open-regular.js';
 
 export interface Rotation {
   /** A file grows to this size, then it becomes <file>.1 and a new one starts. */
@@ -28,7 +29,7 @@ export class RotatingFile {
     private readonly file: string,
     private readonly rotation: Rotation = DEFAULT_ROTATION,
   ) {
-    this.fd = fs.openSync(file, 'a', 0o600);
+    this.fd = openRegular(file, 'append');
   }
 
   write(text: string): void {
@@ -54,7 +55,7 @@ export class RotatingFile {
       else fs.rmSync(this.file, { force: true });
     }
     fs.closeSync(this.fd);
-    this.fd = fs.openSync(this.file, 'a', 0o600);
+    this.fd = openRegular(this.file, 'append');
   }
 }
 

@@ -6,6 +6,7 @@ import { readInboxFrom } from './inbox-file.js';
 import type { Message } from './message.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { fileSizeOrZero } from '../fs/read-text.js';
+import { openRegular } from '../fs/open-regular.js';
 
 export interface Batch {
   /** New messages in inbox order, without ids already handled. */
@@ -110,7 +111,7 @@ export class InboxConsumer {
 function startsRecord(file: string, offset: number): boolean {
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    fd = openRegular(file, 'read');
   } catch {
     return true;
   }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { isNodeError, TeamdError } from '../errors.js';
 import { MAX_LINE_BYTES, type MessageType } from './message.js';
 import { parseInboxChunk, type ParsedMessage, type SkippedLine } from './inbox-parser.js';
+import { openRegular } from '../fs/open-regular.js';
 
 export interface InboxRead {
   readonly messages: ParsedMessage[];
@@ -21,9 +22,10 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
 export function readInboxFrom(file: string, offset: number, only?: readonly MessageType[]): InboxRead {
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    fd = openRegular(file, 'read');
   } catch (error) {
     if (isNodeError(error, 'ENOENT')) return { messages: [], skipped: [], end: offset, size: 0 };
+    if (error instanceof TeamdError) throw error;
     throw new TeamdError('IO', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
   try {

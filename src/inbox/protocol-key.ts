@@ -4,6 +4,7 @@ import path from 'node:path';
 import { isNodeError, TeamdError } from '../errors.js';
 import type { Message, MessageType } from './message.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
+import { readTextIfExists } from '../fs/read-text.js';
 import { entropy } from '../random-id.js';
 
 /** Messages that grant something: honoured only with the person's or the daemon's signature. */
@@ -40,11 +41,15 @@ export class ProtocolKey {
   /** Reads the key, creating it once (whole, by an exclusive link, so two first users agree on one key). */
   private load(): Buffer {
     if (this.key) return this.key;
+    let found: Buffer | null;
     try {
-      this.key = this.read();
-      return this.key;
+      found = this.read();
     } catch (error) {
-      if (!isNodeError(error, 'ENOENT')) throw keyError(this.file, error);
+      throw keyError(this.file, error);
+    }
+    if (found) {
+      this.key = found;
+      return found;
     }
     ensurePrivateDir(path.dirname(this.file));
     const temp = `${this.file}.${process.pid}.${entropy.hex(4)}.tmp`;
@@ -56,12 +61,17 @@ export class ProtocolKey {
     } finally {
       fs.rmSync(temp, { force: true });
     }
-    this.key = this.read();
-    return this.key;
+    const made = this.read();
+    if (made === null) throw keyError(this.file, new Error('it was removed as soon as it was made'));
+    this.key = made;
+    return made;
   }
 
-  private read(): Buffer {
-    const hex = fs.readFileSync(this.file, 'utf8').trim();
+  /** The key, or null when there is no key file. */
+  private read(): Buffer | null {
+    const raw = readTextIfExists(this.file);
+    if (raw === null) return null;
+    const hex = raw.trim();
     if (!/^[0-9a-f]{64}$/.test(hex)) throw new TeamdError('IO', `${this.file} is not a teamd protocol key (64 hex digits); remove it and restart the daemon`);
     return Buffer.from(hex, 'hex');
   }
@@ -70,7 +80,7 @@ export class ProtocolKey {
 /** A key file's 64 hex digits, or null when it is missing or not a key (nothing is created). */
 export function readKeyHex(file: string): string | null {
   try {
-    const hex = fs.readFileSync(file, 'utf8').trim();
+    const hex = (readTextIfExists(file) ?? '').trim();
     return /^[0-9a-f]{64}$/.test(hex) ? hex : null;
   } catch {
     return null;

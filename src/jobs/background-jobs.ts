@@ -8,6 +8,7 @@ import { isSameProcessAlive, processStartTime } from '../proc/process-identity.j
 import type { ShellLauncher } from '../tools/tool.js';
 import { jobNumber, outputFile, outputTail, pruneFinishedJobs, readJobRecords, writeJobRecord, type JobRecord } from './job-record.js';
 import { isoTime } from '../iso-time.js';
+import { openRegular } from '../fs/open-regular.js';
 
 export interface JobLimits {
   /** A job still running after this long is killed (its group) and reported timed out. */
@@ -194,7 +195,7 @@ export class BackgroundJobs {
     if (!record) return null;
     let fd: number;
     try {
-      fd = fs.openSync(outputFile(this.deps.dir, id), 'r');
+      fd = openRegular(outputFile(this.deps.dir, id), 'read');
     } catch {
       return { record, text: '', size: 0, next: offset };
     }

@@ -4,6 +4,7 @@ import * as z from '../zod-mini.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { readSliceAndClose, readTextIfExists } from '../fs/read-text.js';
 import { isSameProcessAlive } from '../proc/process-identity.js';
+import { openRegular } from '../fs/open-regular.js';
 
 export const JOB_STATES = ['running', 'exited', 'killed', 'timed-out', 'lost'] as const;
 export type JobState = (typeof JOB_STATES)[number];
@@ -107,7 +108,7 @@ export function effectiveState(record: JobRecord): JobState {
 export function outputTail(dir: string, id: string, max: number): string {
   let fd: number;
   try {
-    fd = fs.openSync(outputFile(dir, id), 'r');
+    fd = openRegular(outputFile(dir, id), 'read');
   } catch {
     return '';
   }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { openRegular } from '../fs/open-regular.js';
 
 /** Bytes read per step from the end: memory stays at this plus the lines kept, whatever the file's size. */
 const CHUNK_BYTES = 64 * 1024;
@@ -24,7 +25,7 @@ export function lastLines(files: readonly string[], count: number, judge: (line:
 function readFileBackwards(file: string, wanted: number, judge: (line: string) => LineVerdict, into: string[]): 'stop' | 'more' {
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    fd = openRegular(file, 'read');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'more';
     throw error;

@@ -4,6 +4,7 @@ import { TeamdError } from '../errors.js';
 import type { FileLocker } from '../fs/file-lock.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import type { StatePaths } from '../paths.js';
+import { readTextIfExists } from '../fs/read-text.js';
 
 /** What of each memory file goes into a system prompt; past it, the head and a note that it was cut. */
 export const MEMORY_PROMPT_CHARS = 8_000;
@@ -31,7 +32,7 @@ export class MemoryStore {
     const file = this.fileOf(scope, name);
     let text: string;
     try {
-      text = fs.readFileSync(file, 'utf8');
+      text = readTextIfExists(file) ?? '';
     } catch {
       return '';
     }

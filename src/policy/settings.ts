@@ -4,6 +4,7 @@ import { TeamdError } from '../errors.js';
 import { parseRules, PERMISSION_MODES, type PermissionRules } from './permissions.js';
 import { parseRule } from './rules.js';
 import { jsonErrorOffset } from './json-error-position.js';
+import { readTextIfExists } from '../fs/read-text.js';
 
 /** Hook events: Claude Code's, and teamd's own about the team's work. */
 export const HOOK_EVENTS = [
@@ -121,7 +122,9 @@ export function readSettingsFile(file: string): SettingsFile | null {
   try {
     const size = fs.statSync(file).size;
     if (size > MAX_SETTINGS_BYTES) throw new TeamdError('INVALID_INPUT', `${file} is ${size} bytes; a settings file is at most ${MAX_SETTINGS_BYTES} bytes`);
-    raw = fs.readFileSync(file, 'utf8');
+    const text = readTextIfExists(file);
+    if (text === null) return null;
+    raw = text;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;

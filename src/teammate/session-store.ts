@@ -6,6 +6,7 @@ import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import type { Logger } from '../logger.js';
 import type { ChatMessage, Usage } from '../model/model-client.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
+import { readTextIfExists } from '../fs/read-text.js';
 
 /** A plan approval request this teammate sent, and the claim of the task it was for. */
 export interface PlanRequest {
@@ -103,12 +104,14 @@ export class SessionStore {
   ) {}
 
   load(): Session {
-    let raw: string;
+    let raw: string | null;
     try {
-      raw = fs.readFileSync(this.file, 'utf8');
-    } catch {
+      raw = readTextIfExists(this.file);
+    } catch (error) {
+      this.logger.error({ err: error, file: this.file }, 'session file unreadable; starting a fresh conversation');
       return emptySession();
     }
+    if (raw === null) return emptySession();
     const { lines, torn } = splitRecords(raw);
     if (torn) this.logger.warn({ file: this.file, bytes: torn.length }, 'dropped a session record torn by a kill mid-write');
     try {

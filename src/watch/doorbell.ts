@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { FSWatcher } from 'chokidar';
 import type { Logger } from '../logger.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
+import { touchRegular } from '../fs/open-regular.js';
 
 export type WakeReason = 'change' | 'rescan' | 'aborted';
 
@@ -61,7 +62,7 @@ export class Doorbell {
     if (files.length > 0) {
       for (const file of files) {
         ensurePrivateDir(path.dirname(file));
-        fs.closeSync(fs.openSync(file, 'a', 0o600));
+        touchRegular(file);
       }
       // Loaded only by the processes that watch a file: the CLI's watch never pays for it.
       const { watch } = await import('chokidar');

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../logger.js';
 import { Doorbell } from './doorbell.js';
+import { openRegular } from '../fs/open-regular.js';
 
 /** Bytes read per step, and the longest partial line kept while waiting for its end. */
 const READ_BYTES = 1024 * 1024;
@@ -19,7 +20,7 @@ export async function followLines(file: string, offset: number, onLine: (line: s
       const size = fs.existsSync(file) ? fs.statSync(file).size : 0;
       if (size < position) position = 0;
       if (size > position) {
-        const fd = fs.openSync(file, 'r');
+        const fd = openRegular(file, 'read');
         try {
           // In bounded reads: a large backlog never sits in memory whole.
           const buffer = Buffer.alloc(Math.min(READ_BYTES, size - position));

@@ -207,6 +207,7 @@ describe('the daemon under damaged state and a failing disk', () => {
     const dir = path.join(makeTempDir(), '.team');
     const { board, paths } = openBoard(dir);
     await board.add({ subject: 'placeholder' });
+    await board.cancel(1);
     // Sparse: 600 MB long, no disk used. Read whole, it is longer than V8's longest string.
     fs.writeFileSync(paths.taskFile(2), '');
     fs.truncateSync(paths.taskFile(2), 600 * 1024 * 1024);
@@ -215,7 +216,7 @@ describe('the daemon under damaged state and a failing disk', () => {
     await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
     for (const name of ['alice', 'bob']) expect((await runTeamd(['spawn', name, 'coder', '--dir', dir])).code).toBe(0);
     for (let i = 0; i < 3; i++) await board.add({ subject: `fine ${i}`, description: sh('true') });
-    await waitFor(() => board.list().tasks.filter((t) => t.status === 'completed').length === 3, 'every other task done');
+    await waitFor(() => board.list().tasks.filter((t) => t.subject.startsWith('fine') && t.status === 'completed').length === 3, 'every other task done');
     await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'bob')?.status === 'idle', 'both idle again');
     for (const name of ['alice', 'bob']) expect(member(dir, name)?.restarts ?? 0).toBe(0);
 
@@ -257,6 +258,31 @@ describe('the daemon under damaged state and a failing disk', () => {
     }
     expect(isAlive(daemon.pid)).toBe(true);
     expect((await runTeamd(['spawn', 'bob', 'coder', '--dir', dir])).code).toBe(0);
+  });
+
+  it('FIFOs in place of a task file and of the done index are never waited on: the team works, the CLI answers and says so', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    const { board, paths } = openBoard(dir);
+    await board.add({ subject: 'finished', description: sh('true') });
+    await board.complete(1, {}, 'done before');
+    fs.rmSync(paths.doneIndex);
+    execFileSync('mkfifo', [paths.doneIndex, paths.taskFile(2)]);
+    fs.writeFileSync(paths.taskCounter, `${JSON.stringify({ next: 3 })}\n`);
+    const daemon = await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
+    for (const name of ['alice', 'bob']) expect((await runTeamd(['spawn', name, 'coder', '--dir', dir])).code).toBe(0);
+    for (let i = 0; i < 3; i++) await board.add({ subject: `fine ${i}`, description: sh('true') });
+    await waitFor(() => board.list().tasks.filter((t) => t.subject.startsWith('fine') && t.status === 'completed').length === 3, 'the tasks done');
+    for (const name of ['alice', 'bob']) expect(member(dir, name)?.restarts ?? 0).toBe(0);
+    const status = await runTeamd(['status', '--json', '--dir', dir]);
+    expect(status.code).toBe(0);
+    const shown = JSON.parse(status.stdout) as { tasks: { completed: number }; needsYou: string[] };
+    expect(shown.tasks.completed).toBe(4);
+    expect(shown.needsYou).toEqual(expect.arrayContaining([expect.stringMatching(/task_2\.json: it is not a regular file/)]));
+    const show = await runTeamd(['task', 'show', '2', '--dir', dir]);
+    expect(show.stderr.trim().split('\n')).toEqual([expect.stringMatching(/task_2\.json is not a valid task \(it is not a regular file\)/)]);
+    expect(fs.statSync(paths.taskFile(2)).isFIFO()).toBe(true);
+    expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
+    expect(isAlive(daemon.pid)).toBe(false);
   });
 
   it('a config.json too big to read (600 MB) is reported, never read: status shows the rest, start refuses in one line, a running daemon sets it aside', async () => {
