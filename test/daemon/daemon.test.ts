@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
@@ -97,6 +99,20 @@ describe('teamd start / stop', () => {
     }
     expect(stops.some((stop) => stop.stdout.startsWith('teamd daemon stopped'))).toBe(true);
     expect(isAlive(info.pid)).toBe(false);
+  });
+
+  it('a client left connected to the control socket, half a request sent, holds neither teamd stop nor the daemon', async () => {
+    const dir = stateDir();
+    const info = await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
+    const idle = net.createConnection(statePaths(dir).daemonSocket);
+    await once(idle, 'connect');
+    idle.write('{"op":');
+    const closed = once(idle, 'close');
+    idle.on('error', () => {}); // the daemon drops it: a reset is what the client sees
+    const stop = await runTeamd(['stop', '--dir', dir]);
+    expect({ code: stop.code, stderr: stop.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(isAlive(info.pid)).toBe(false);
+    await closed;
   });
 
   it('kill -9 of the daemon: its teammates exit by themselves, and the next start resumes them', async () => {
