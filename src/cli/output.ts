@@ -1,6 +1,7 @@
 import type { BoardListing, TaskView } from '../board/board.js';
 import type { Task } from '../board/task.js';
 import type { ClosedPipe } from './closed-pipe.js';
+import { TeamdError } from '../errors.js';
 import { FdWriter } from './fd-writer.js';
 import { forTerminal } from './terminal-text.js';
 
@@ -53,12 +54,31 @@ export function processIo(closed: ClosedPipe): Io {
     get stdin() {
       return process.stdin;
     },
-    readStdin: async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
-    },
+    readStdin: () => readBounded(process.stdin, MAX_STDIN_BYTES),
   };
+}
+
+/**
+ * The most read from standard input for an argument given as '-': far above any field's own limit
+ * (a description 64 KiB, a message 256 KiB), which each command then checks, but a bound on what
+ * is held in memory before it can say so (a 300 MB pipe took ~940 MB, more failed outright).
+ */
+export const MAX_STDIN_BYTES = 16 * 1024 * 1024;
+
+/** All of a stream, as UTF-8 text; past `maxBytes` it stops reading and refuses (INVALID_INPUT). */
+export async function readBounded(input: NodeJS.ReadableStream, maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of input) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    total += bytes.length;
+    if (total > maxBytes) {
+      (input as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+      throw new TeamdError('INVALID_INPUT', `standard input is over ${maxBytes} bytes: put long text in a file and refer to it`);
+    }
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Columns padded to their widest cell, two spaces apart; the last one (free text) is not padded. */

@@ -185,6 +185,21 @@ describe('the operator CLI', () => {
     expect(JSON.parse((await runTeamd(['task', 'list', '--dir', dir, '--json'])).stdout)).toHaveLength(1);
   });
 
+  it('standard input past 16 MiB is refused without being held whole: exit 2, one line, nothing added or sent', async () => {
+    const dir = team();
+    const flood = 'a'.repeat(20 * 1024 * 1024);
+    for (const args of [
+      ['task', 'add', 'flooded', '--description', '-'],
+      ['send', 'alice', '-'],
+    ]) {
+      const result = await runTeamd([...args, '--dir', dir], { input: flood });
+      expect({ args, code: result.code }).toEqual({ args, code: 2 });
+      expect(result.stderr).toBe('teamd: standard input is over 16777216 bytes: put long text in a file and refer to it\n');
+    }
+    expect(JSON.parse((await runTeamd(['task', 'list', '--dir', dir, '--json'])).stdout)).toEqual([]);
+    expect(fs.existsSync(path.join(dir, 'inbox', 'alice.jsonl'))).toBe(false);
+  });
+
   it('send and broadcast refuse an empty message, a sender not on the team and a protocol type (exit 2, nothing sent)', async () => {
     const dir = team();
     for (const [args, rule] of [

@@ -34,6 +34,8 @@ export function runTeamd(
         resolve({ code, stdout, stderr });
       },
     );
+    // A command may stop reading its input early (it refuses input past its limit): not an error here.
+    child.stdin?.on('error', () => {});
     child.stdin?.end(options.input ?? '');
   });
 }
