@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isNodeError, TeamdError } from '../errors.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
-import { readBoundedFd, readBoundedText, type BoundedRead } from '../fs/read-text.js';
+import { readBoundedFd, readBoundedText, unreadable, type BoundedRead } from '../fs/read-text.js';
 import { READ_NONBLOCK } from '../fs/open-regular.js';
 import { TASK_FILE_PATTERN, type StatePaths } from '../paths.js';
 import { isTerminal, MAX_TASK_FILE_BYTES, taskSchema, type Task } from './task.js';
@@ -103,6 +103,8 @@ export class TaskStore {
       fd = fs.openSync(file, READ_NONBLOCK);
     } catch (error) {
       if (isNodeError(error, 'ENOENT')) return null;
+      const fault = unreadable(file, error);
+      if (fault) return { stat: fault.stat, summary: undefined, problem: fault.reason };
       throw new TeamdError('IO', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
     }
     try {

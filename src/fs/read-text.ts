@@ -29,7 +29,9 @@ const MISSING: BoundedRead = { kind: 'missing' };
  * folders): a stat first, so absence costs no thrown error (each costs tens of microseconds).
  * What is not a regular file, or is larger than `maxBytes`, is not read: it is `unusable`, with
  * the reason. Both are checked on the open file (readBoundedFd), so a bigger file renamed in after
- * the stat is not read either; the open does not wait on a FIFO (open-regular.ts). Any other failure is an IO error naming the file.
+ * the stat is not read either; the open does not wait on a FIFO (open-regular.ts). A file that
+ * cannot be opened for a reason of its own (a loop of links, no permission) is `unusable` too.
+ * Any other failure is an IO error naming the file.
  */
 export function readBoundedText(file: string, maxBytes: number): BoundedRead {
   let fd: number;
@@ -39,6 +41,8 @@ export function readBoundedText(file: string, maxBytes: number): BoundedRead {
   } catch (error) {
     // Removed or renamed away between the stat and the open: as absent as before the stat.
     if (isNodeError(error, 'ENOENT')) return MISSING;
+    const fault = unreadable(file, error);
+    if (fault) return fault;
     throw new TeamdError('IO', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
   try {
@@ -47,6 +51,27 @@ export function readBoundedText(file: string, maxBytes: number): BoundedRead {
     throw new TeamdError('IO', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** What is wrong with this one file, not with the system: a loop of symbolic links, or no right to read it. */
+const FILE_FAULTS: Readonly<Record<string, string>> = {
+  ELOOP: 'it is a loop of symbolic links',
+  EACCES: 'it may not be read (permission denied)',
+  EPERM: 'it may not be read (operation not permitted)',
+};
+
+/**
+ * A failure to open that concerns the file alone, as `unusable` with the link's own lstat (the
+ * identity of what is there); null for any other failure (a full table of descriptors, I/O).
+ */
+export function unreadable(file: string, error: unknown): Extract<BoundedRead, { kind: 'unusable' }> | null {
+  const reason = FILE_FAULTS[(error as NodeJS.ErrnoException).code ?? ''];
+  if (reason === undefined) return null;
+  try {
+    return { kind: 'unusable', reason, stat: fs.lstatSync(file) };
+  } catch {
+    return null;
   }
 }
 

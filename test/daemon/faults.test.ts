@@ -260,14 +260,15 @@ describe('the daemon under damaged state and a failing disk', () => {
     expect((await runTeamd(['spawn', 'bob', 'coder', '--dir', dir])).code).toBe(0);
   });
 
-  it('FIFOs in place of a task file and of the done index are never waited on: the team works, the CLI answers and says so', async () => {
+  it('FIFOs in place of a task file and of the done index, and a task file that is a loop of links: never waited on, the team works, the CLI answers and says so', async () => {
     const dir = path.join(makeTempDir(), '.team');
     const { board, paths } = openBoard(dir);
     await board.add({ subject: 'finished', description: sh('true') });
     await board.complete(1, {}, 'done before');
     fs.rmSync(paths.doneIndex);
     execFileSync('mkfifo', [paths.doneIndex, paths.taskFile(2)]);
-    fs.writeFileSync(paths.taskCounter, `${JSON.stringify({ next: 3 })}\n`);
+    fs.symlinkSync(path.basename(paths.taskFile(3)), paths.taskFile(3));
+    fs.writeFileSync(paths.taskCounter, `${JSON.stringify({ next: 4 })}\n`);
     const daemon = await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
     for (const name of ['alice', 'bob']) expect((await runTeamd(['spawn', name, 'coder', '--dir', dir])).code).toBe(0);
     for (let i = 0; i < 3; i++) await board.add({ subject: `fine ${i}`, description: sh('true') });
@@ -277,7 +278,13 @@ describe('the daemon under damaged state and a failing disk', () => {
     expect(status.code).toBe(0);
     const shown = JSON.parse(status.stdout) as { tasks: { completed: number }; needsYou: string[] };
     expect(shown.tasks.completed).toBe(4);
-    expect(shown.needsYou).toEqual(expect.arrayContaining([expect.stringMatching(/task_2\.json: it is not a regular file/)]));
+    expect(shown.needsYou).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/task_2\.json: it is not a regular file/),
+        expect.stringMatching(/task_3\.json: it is a loop of symbolic links/),
+      ]),
+    );
+    expect((await runTeamd(['task', 'list', '--dir', dir])).code).toBe(0);
     const show = await runTeamd(['task', 'show', '2', '--dir', dir]);
     expect(show.stderr.trim().split('\n')).toEqual([expect.stringMatching(/task_2\.json is not a valid task \(it is not a regular file\)/)]);
     expect(fs.statSync(paths.taskFile(2)).isFIFO()).toBe(true);

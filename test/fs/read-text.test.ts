@@ -28,7 +28,7 @@ describe('readBoundedText', () => {
     expect(folder.kind === 'unusable' && folder.reason).toBe('it is not a regular file');
   });
 
-  it('reads through a symbolic link to a regular file, and calls a dangling one missing', () => {
+  it('reads through a symbolic link to a regular file, calls a dangling one missing and a loop unusable', () => {
     const dir = makeTempDir();
     fs.writeFileSync(path.join(dir, 'target.json'), '{}');
     fs.symlinkSync(path.join(dir, 'target.json'), path.join(dir, 'link.json'));
@@ -36,5 +36,8 @@ describe('readBoundedText', () => {
     const linked = readBoundedText(path.join(dir, 'link.json'), 10);
     expect(linked.kind === 'text' && linked.text).toBe('{}');
     expect(readBoundedText(path.join(dir, 'dangling.json'), 10)).toEqual({ kind: 'missing' });
+    fs.symlinkSync('loop.json', path.join(dir, 'loop.json'));
+    const loop = readBoundedText(path.join(dir, 'loop.json'), 10);
+    expect(loop.kind === 'unusable' && [loop.reason, loop.stat.isSymbolicLink()]).toEqual(['it is a loop of symbolic links', true]);
   });
 });
