@@ -72,9 +72,8 @@ export class DoneIndex {
    */
   compact(listDone: () => ReadonlyMap<number, string>): number {
     try {
-      const size = fs.statSync(this.file, { throwIfNoEntry: false })?.size ?? 0;
-      if (size === 0) return 0;
       const read = readBoundedText(this.file, this.maxBytes);
+      if (read.kind === 'missing' || read.stat.size === 0) return 0;
       const text = read.kind === 'text' ? read.text : null;
       const lines = text === null ? Infinity : text.split('\n').filter((line) => line.length > 0).length;
       // A small index is left alone without listing the done folder.

@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isNodeError, TeamdError } from '../errors.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
-import { readBoundedFd, readBoundedText, unreadable, type BoundedRead } from '../fs/read-text.js';
-import { READ_NONBLOCK } from '../fs/open-regular.js';
+import { readBoundedText, type BoundedRead } from '../fs/read-text.js';
 import { TASK_FILE_PATTERN, type StatePaths } from '../paths.js';
 import { isTerminal, MAX_TASK_FILE_BYTES, taskSchema, type Task } from './task.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
@@ -98,27 +97,14 @@ export class TaskStore {
    */
   peekVersion(id: number): PeekedVersion | null {
     const file = this.paths.taskFile(id);
-    let fd: number;
-    try {
-      fd = fs.openSync(file, READ_NONBLOCK);
-    } catch (error) {
-      if (isNodeError(error, 'ENOENT')) return null;
-      const fault = unreadable(file, error);
-      if (fault) return { stat: fault.stat, summary: undefined, problem: fault.reason };
-      throw new TeamdError('IO', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
+    const bounded = readBoundedText(file, MAX_TASK_FILE_BYTES);
+    if (bounded.kind === 'missing') return null;
+    const read = taskFrom(id, bounded, file);
+    if (read.kind === 'ok') {
+      const { status, owner, blockedBy, role } = read.task;
+      return { stat: bounded.stat, summary: { status, owner, blockedBy, role } };
     }
-    try {
-      const bounded = readBoundedFd(fd, MAX_TASK_FILE_BYTES);
-      const stat = bounded.stat;
-      const read = taskFrom(id, bounded, file);
-      if (read.kind === 'ok') {
-        const { status, owner, blockedBy, role } = read.task;
-        return { stat, summary: { status, owner, blockedBy, role } };
-      }
-      return { stat, summary: undefined, problem: read.kind === 'corrupt' ? read.reason : 'gone' };
-    } finally {
-      fs.closeSync(fd);
-    }
+    return { stat: bounded.stat, summary: undefined, problem: read.kind === 'corrupt' ? read.reason : 'gone' };
   }
 
   /** The task, or a TASK_NOT_FOUND / TASK_CORRUPT error that says what to do. */

@@ -34,6 +34,6 @@ export function touchRegular(file: string, mode = 0o600): void {
 /** The open flags of a read that must not wait on a FIFO (checked on the open file afterwards). */
 export const READ_NONBLOCK = O_RDONLY | O_NONBLOCK;
 
-export function notRegular(file: string): TeamdError {
+function notRegular(file: string): TeamdError {
   return new TeamdError('IO', `${file} is not a regular file (a FIFO, a device or a folder is in its place): move it aside`);
 }

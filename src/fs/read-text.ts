@@ -65,7 +65,7 @@ const FILE_FAULTS: Readonly<Record<string, string>> = {
  * A failure to open that concerns the file alone, as `unusable` with the link's own lstat (the
  * identity of what is there); null for any other failure (a full table of descriptors, I/O).
  */
-export function unreadable(file: string, error: unknown): Extract<BoundedRead, { kind: 'unusable' }> | null {
+function unreadable(file: string, error: unknown): Extract<BoundedRead, { kind: 'unusable' }> | null {
   const reason = FILE_FAULTS[(error as NodeJS.ErrnoException).code ?? ''];
   if (reason === undefined) return null;
   try {
@@ -81,7 +81,7 @@ export function unreadable(file: string, error: unknown): Extract<BoundedRead, {
  * whole would take that much memory in every process that looks, and past V8's longest string
  * (512 MiB) it throws instead of returning. Leaves the descriptor open.
  */
-export function readBoundedFd(fd: number, maxBytes: number): Exclude<BoundedRead, { kind: 'missing' }> {
+function readBoundedFd(fd: number, maxBytes: number): Exclude<BoundedRead, { kind: 'missing' }> {
   const stat = fs.fstatSync(fd);
   if (!stat.isFile()) return { kind: 'unusable', stat, reason: 'it is not a regular file' };
   if (stat.size > maxBytes) return { kind: 'unusable', stat, reason: `it is ${stat.size} bytes, over the limit of ${maxBytes}` };

@@ -30,12 +30,13 @@ export class CursorStore {
   read(): Cursor {
     const read = readBoundedText(this.file, MAX_CURSOR_BYTES);
     if (read.kind === 'missing') return START_CURSOR;
-    try {
-      if (read.kind === 'unusable') throw new Error(read.reason);
-      const parsed = cursorSchema.safeParse(JSON.parse(read.text));
-      if (parsed.success) return parsed.data;
-    } catch {
-      // fall through to the warning below
+    if (read.kind === 'text') {
+      try {
+        const parsed = cursorSchema.safeParse(JSON.parse(read.text));
+        if (parsed.success) return parsed.data;
+      } catch {
+        // fall through to the warning below
+      }
     }
     this.logger.warn({ file: this.file }, 'cursor unreadable; re-reading the inbox from the start (handled ids are dropped)');
     return START_CURSOR;

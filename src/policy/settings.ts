@@ -1,10 +1,9 @@
-import fs from 'node:fs';
 import * as z from 'zod';
 import { TeamdError } from '../errors.js';
 import { parseRules, PERMISSION_MODES, type PermissionRules } from './permissions.js';
 import { parseRule } from './rules.js';
 import { jsonErrorOffset } from './json-error-position.js';
-import { readTextIfExists } from '../fs/read-text.js';
+import { readBoundedText } from '../fs/read-text.js';
 
 /** Hook events: Claude Code's, and teamd's own about the team's work. */
 export const HOOK_EVENTS = [
@@ -118,17 +117,14 @@ export const DEFAULT_SETTINGS: Settings = {
  * and column; a rule or hook that does not fit names its place in the file.
  */
 export function readSettingsFile(file: string): SettingsFile | null {
-  let raw: string;
-  try {
-    const size = fs.statSync(file).size;
-    if (size > MAX_SETTINGS_BYTES) throw new TeamdError('INVALID_INPUT', `${file} is ${size} bytes; a settings file is at most ${MAX_SETTINGS_BYTES} bytes`);
-    const text = readTextIfExists(file);
-    if (text === null) return null;
-    raw = text;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
+  const read = readBoundedText(file, MAX_SETTINGS_BYTES);
+  if (read.kind === 'missing') return null;
+  if (read.kind === 'unusable') {
+    if (read.stat.isFile() && read.stat.size > MAX_SETTINGS_BYTES)
+      throw new TeamdError('INVALID_INPUT', `${file} is ${read.stat.size} bytes; a settings file is at most ${MAX_SETTINGS_BYTES} bytes`);
+    throw new TeamdError('IO', `cannot read ${file}: ${read.reason}`);
   }
+  const raw = read.text;
   let json: unknown;
   try {
     json = JSON.parse(raw);
