@@ -4,7 +4,7 @@ import { PACKAGE_VERSION } from './locations.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import type { Io } from './output.js';
 import { withCommonOptions } from './commands/common.js';
-import { COMMAND_NAMES, isCommandName, type CommandName } from './command-names.js';
+import { COMMAND_NAMES, readCommandLine, type CommandName } from './command-names.js';
 
 function commandPath(command: Command): string {
   const names: string[] = [];
@@ -61,16 +61,10 @@ const COMMANDS: Readonly<Record<CommandName, () => Promise<CommandFactory>>> = {
   store: async () => (await import('./commands/store.js')).storeCommand,
 };
 
-/** The command a command line names, when it names one: only that one is loaded. */
-function namedCommand(argv: readonly string[]): CommandName | null {
-  const first = argv[0];
-  return isCommandName(first) ? first : null;
-}
-
-/** The program with the named commands (all of them when none is named: help, a typo, no arguments). */
+/** The program with the commands the command line names (all of them for help, a typo, no arguments). */
 export async function buildProgram(io: Io, argv: readonly string[] = []): Promise<Command> {
-  const named = namedCommand(argv);
-  const names: readonly CommandName[] = named === null ? COMMAND_NAMES : [named];
+  const { load } = readCommandLine(argv);
+  const names: readonly CommandName[] = load === 'all' ? COMMAND_NAMES : load;
   const factories = await Promise.all(names.map((name) => COMMANDS[name]()));
   const program = new Command('teamd')
     .description('runs a team of autonomous LLM coding agents on this machine, coordinating through files in a state folder')
