@@ -2,6 +2,7 @@ import net from 'node:net';
 import { TeamdError, type ErrorCode } from '../errors.js';
 import type { StatePaths } from '../paths.js';
 import { controlResponseSchema, type ControlRequest } from './control-protocol.js';
+import { notAnsweringHint } from './not-answering.js';
 
 const KNOWN_CODES = new Set<string>([
   'USAGE',
@@ -23,7 +24,11 @@ export async function requestDaemon(paths: StatePaths, request: ControlRequest, 
     let buffer = '';
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new TeamdError('PROTOCOL', `the daemon did not answer "${request.op}" within ${timeoutMs} ms (see: teamd logs)`));
+      reject(
+        new TeamdError('PROTOCOL', `the daemon did not answer "${request.op}" within ${formatWait(timeoutMs)}: ${notAnsweringHint(paths)}`, {
+          details: { notAnswering: true },
+        }),
+      );
     }, timeoutMs);
     socket.setEncoding('utf8');
     socket.on('connect', () => socket.write(`${JSON.stringify(request)}\n`));
@@ -54,4 +59,8 @@ export async function requestDaemon(paths: StatePaths, request: ControlRequest, 
   if (response.data.ok) return response.data.result;
   const code = KNOWN_CODES.has(response.data.error.code) ? (response.data.error.code as ErrorCode) : 'IO';
   throw new TeamdError(code, response.data.error.message);
+}
+
+function formatWait(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }

@@ -92,6 +92,12 @@ describe('targeted wake-ups', () => {
       // Claimed, though nobody rang: the data path does not go through the daemon. (Its offline
       // model is in the stopped daemon, so the work itself waits for it.)
       await waitFor(() => board.get(1).status === 'in_progress' && board.get(1).owner === 'alice', 'alice to claim the task');
+      // status says the daemon does not answer, why, and what to do (not "running" alone).
+      const status = await runTeamd(['status', '--dir', dir]);
+      expect(status.code).toBe(0);
+      expect(status.stdout).toMatch(new RegExp(`^daemon: running but NOT ANSWERING, pid ${daemon.pid}`));
+      expect(status.stdout).toContain(`needs you:\n  - the daemon did not answer "ping" within 2 s: its process (pid ${daemon.pid}) is stopped`);
+      expect(status.stdout).toContain(`kill -CONT ${daemon.pid}`);
     } finally {
       process.kill(daemon.pid, 'SIGCONT');
     }

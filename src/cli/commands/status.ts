@@ -28,8 +28,8 @@ export function statusCommand(io: Io): Command {
       const { paths, board, mailbox, store } = await openContext(io, options.dir, 'read');
       const now = new Date();
       const daemon = readLiveDaemon(paths);
-      const health = daemon ? await daemonHealth(paths) : null;
-      const needsYou: string[] = [];
+      const { health, notAnswering } = daemon ? await daemonHealth(paths) : { health: null, notAnswering: null };
+      const needsYou: string[] = notAnswering ? [notAnswering] : [];
       const { config, error: rosterError } = readRoster(paths);
       if (rosterError) needsYou.push(rosterError.message);
       const members = (config?.members ?? []).map((m) => memberView(m, config?.settings.model ?? 'offline', daemon !== null));
@@ -89,6 +89,7 @@ export function statusCommand(io: Io): Command {
                 dir: daemon.dir,
                 sandbox: daemon.sandbox ?? null,
                 model: config?.settings.model ?? null,
+                answering: notAnswering === null,
               }
             : null,
           store: { kind: store.setting.kind, name: storeName, reachable: storeError === null, host: ownHost, hosts },
@@ -103,7 +104,7 @@ export function statusCommand(io: Io): Command {
       } else {
         io.out(
           daemon
-            ? `daemon: running, pid ${daemon.pid}, up ${formatDuration(uptimeSeconds! * 1000)} (since ${daemon.startedAt}), team model ${config?.settings.model ?? '?'}\n`
+            ? `daemon: running${notAnswering ? ' but NOT ANSWERING' : ''}, pid ${daemon.pid}, up ${formatDuration(uptimeSeconds! * 1000)} (since ${daemon.startedAt}), team model ${config?.settings.model ?? '?'}\n`
             : `daemon: not running (start it: teamd start --dir ${paths.root})\n`,
         );
         if (daemon?.sandbox) io.out(`sandbox: ${daemon.sandbox}\n`);
@@ -155,13 +156,13 @@ function teamTokens(members: readonly MemberView[]): { input: number; output: nu
   return { input: sum('inputTokens'), output: sum('outputTokens'), cacheRead: sum('cacheReadTokens'), cacheWrite: sum('cacheWriteTokens') };
 }
 
-/** What the running daemon reports about itself; null when it does not answer in time. */
-async function daemonHealth(paths: StatePaths): Promise<DaemonHealth | null> {
+/** What the running daemon reports about itself, or why it did not answer in time (its socket gone: neither). */
+async function daemonHealth(paths: StatePaths): Promise<{ health: DaemonHealth | null; notAnswering: string | null }> {
   try {
     const reply = (await requestDaemon(paths, { op: 'ping' }, 2_000)) as { health?: DaemonHealth };
-    return reply.health ?? null;
-  } catch {
-    return null;
+    return { health: reply.health ?? null, notAnswering: null };
+  } catch (error) {
+    return { health: null, notAnswering: isTeamdError(error, 'PROTOCOL') && error.details.notAnswering === true ? error.message : null };
   }
 }
 
