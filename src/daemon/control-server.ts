@@ -114,15 +114,34 @@ function serve(connection: Connection, handle: ControlHandler, logger: Logger, r
       });
       return;
     }
-    handle(parsed.data).then(
-      (result) => reply({ ok: true, result: result ?? null }),
-      (error: unknown) => {
-        if (error instanceof TeamdError) reply({ ok: false, error: { code: error.code, message: error.message } });
-        else {
-          logger.error({ err: error, op: parsed.data.op }, 'control request failed');
-          reply({ ok: false, error: { code: 'IO', message: error instanceof Error ? error.message : String(error) } });
+    const request = parsed.data;
+    // A client that gave up waiting (the daemon was stopped or busy past its timeout) has closed
+    // its end, and told its person the command failed: its request, read only now, is not
+    // carried out. Its close is read in the event loop's next poll, after the one that read the
+    // request (libuv stops reading at a short read): hence two turns of the loop before looking.
+    setImmediate(() =>
+      setImmediate(() => {
+        if (socket.readableEnded || socket.destroyed) {
+          logger.warn({ op: request.op }, 'control request not carried out: its client gave up waiting before the daemon read it');
+          socket.destroy();
+          return;
         }
-      },
+        carryOut(request, handle, reply, logger);
+      }),
     );
   });
+}
+
+/** Handles a request and answers it: its result, or its error in one line. */
+function carryOut(request: ControlRequest, handle: ControlHandler, reply: (response: ControlResponse) => void, logger: Logger): void {
+  handle(request).then(
+    (result) => reply({ ok: true, result: result ?? null }),
+    (error: unknown) => {
+      if (error instanceof TeamdError) reply({ ok: false, error: { code: error.code, message: error.message } });
+      else {
+        logger.error({ err: error, op: request.op }, 'control request failed');
+        reply({ ok: false, error: { code: 'IO', message: error instanceof Error ? error.message : String(error) } });
+      }
+    },
+  );
 }

@@ -3,7 +3,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ControlServer } from '../../src/daemon/control-server.js';
-import { silentLogger } from '../../src/silent-logger.js';
+import { silentLogger, type Logger } from '../../src/silent-logger.js';
+import { waitFor } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 async function connect(socketPath: string): Promise<{ socket: net.Socket; received: () => string; closed: Promise<unknown> }> {
@@ -68,5 +69,34 @@ describe('ControlServer', () => {
     await server.close();
     await stuck.closed;
     expect(stuck.received()).toBe('');
+  });
+
+  it('a request whose client gave up waiting before the daemon read it is not carried out; the next one is', async () => {
+    const socketPath = path.join(makeTempDir(), 'daemon.sock');
+    const handled: unknown[] = [];
+    const warnings: unknown[] = [];
+    const logger: Logger = { ...silentLogger, warn: (...args: unknown[]) => void warnings.push(args), child: () => logger };
+    const server = await ControlServer.listen(
+      socketPath,
+      (request) => {
+        handled.push(request);
+        return Promise.resolve({ done: true });
+      },
+      logger,
+    );
+    // As a client that timed out while the daemon was stopped: its request and its close are
+    // both waiting when the daemon reads.
+    const gaveUp = await connect(socketPath);
+    gaveUp.socket.write('{"op":"stop"}\n');
+    gaveUp.socket.destroy();
+    await waitFor(() => warnings.length > 0 || handled.length > 0 || null, 'the request read');
+    expect(handled).toEqual([]);
+    expect(warnings).toEqual([[{ op: 'stop' }, 'control request not carried out: its client gave up waiting before the daemon read it']]);
+    const asking = await connect(socketPath);
+    asking.socket.write('{"op":"ping"}\n');
+    await asking.closed;
+    expect(JSON.parse(asking.received())).toEqual({ ok: true, result: { done: true } });
+    expect(handled).toEqual([{ op: 'ping' }]);
+    await server.close();
   });
 });

@@ -115,6 +115,30 @@ describe('teamd start / stop', () => {
     await closed;
   });
 
+  it('a command that gave up on a stopped daemon is not carried out when the daemon runs again', async () => {
+    const dir = stateDir();
+    const info = await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
+    process.kill(info.pid, 'SIGSTOP');
+    try {
+      // As teamd spawn does, then gives up (its 30 s): the request and the close wait for the daemon.
+      const client = net.createConnection(statePaths(dir).daemonSocket);
+      await once(client, 'connect');
+      client.write(`${JSON.stringify({ op: 'spawn', name: 'carol', role: 'coder' })}\n`);
+      client.destroy();
+    } finally {
+      process.kill(info.pid, 'SIGCONT');
+    }
+    const log = path.join(dir, 'logs', 'daemon.log');
+    await waitFor(
+      () => (fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes('control request not carried out') ? true : member(dir, 'carol') ? true : null),
+      'the request read',
+    );
+    expect(member(dir, 'carol')).toBeUndefined();
+    // The daemon answers the next one as ever.
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
+  });
+
   it('kill -9 of the daemon: its teammates exit by themselves, and the next start resumes them', async () => {
     const dir = stateDir();
     const info = await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
