@@ -77,15 +77,19 @@ export class ReadyScanner {
    * replaced or moved out: every write renames a file in it), nothing is read at all.
    */
   *candidates(): Generator<number> {
-    if (this.quiet !== null && sameVersion(this.quiet, statIfAny(this.dir))) return;
+    // The folder as it is before anything is read: a write after this moves its times, so a
+    // folder found the same later has nothing this pass did not see.
+    const before = statIfAny(this.dir);
+    if (this.quiet !== null && sameVersion(this.quiet, before)) return;
     this.quiet = null;
+    this.summaries.beginPass();
     let found = false;
     for (const id of this.readyIds(this.knownIds, false)) {
       found = true;
       yield id;
     }
     if (found) return;
-    const before = statIfAny(this.dir);
+    // Files the quick walk just looked at on disk are not looked at again (summary-cache.ts).
     this.knownIds = this.store.listIds();
     for (const id of this.readyIds(this.knownIds, true)) {
       found = true;

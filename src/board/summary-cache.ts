@@ -7,6 +7,8 @@ interface Entry {
   readonly mtimeMs: number;
   readonly ctimeMs: number;
   readonly checkedAt: number;
+  /** The scan pass in which this version was checked on disk (a stat or a read); 0 for none. */
+  readonly pass: number;
   /** Read long enough after it was written that its identity cannot be confused with a later version's. */
   readonly settled: boolean;
   readonly summary: TaskSummary | undefined;
@@ -48,6 +50,8 @@ const COARSE_SETTLED_MS = 2_000;
 export class SummaryCache {
   private readonly entries = new Map<number, Entry>();
   private readonly options: SummaryCacheOptions;
+  /** The scan pass under way (0: none yet), and the last one begun. */
+  private pass = 0;
 
   constructor(
     private readonly source: SummarySource,
@@ -58,11 +62,21 @@ export class SummaryCache {
   }
 
   /**
+   * Starts a scan pass, which lasts until the next one begins: within it, a verifying get takes
+   * what was already checked on disk in it, so a verifying walk right after a quick one does not
+   * look at the same files twice. Without passes every verifying get looks at the file.
+   */
+  beginPass(): void {
+    this.pass++;
+  }
+
+  /**
    * The task's summary, from the cache when it is known unchanged. With `verify`, nothing is taken
-   * on trust: the file is at least looked at (a stat), and read unless its identity shows the same settled version.
+   * on trust: the file is at least looked at (a stat) in this pass, and read unless its identity shows the same settled version.
    */
   get(id: number, verify = false): TaskSummary | undefined {
     const cached = this.entries.get(id);
+    if (verify && this.pass !== 0 && cached?.pass === this.pass) return cached.summary;
     const now = this.now();
     if (!verify && cached?.summary && this.trusted(cached, cached.summary, now)) return cached.summary;
     if (!verify && cached?.presumedTaken && now - cached.checkedAt < this.options.trustMs) return undefined;
@@ -71,7 +85,7 @@ export class SummaryCache {
       const stat = statIfAny(this.source.fileOf(id));
       if (stat === undefined) return this.forget(id);
       if (stat !== null && cached.ino === stat.ino && cached.size === stat.size && cached.mtimeMs === stat.mtimeMs && cached.ctimeMs === stat.ctimeMs) {
-        this.entries.set(id, { ...cached, checkedAt: now });
+        this.entries.set(id, { ...cached, checkedAt: now, pass: this.pass });
         return cached.summary;
       }
       if (stat !== null && !verify && cached.summary?.status === 'pending') {
@@ -85,7 +99,7 @@ export class SummaryCache {
     if (version === null) return this.forget(id);
     const { stat, summary } = version;
     const settled = now - stat.ctimeMs > this.settledWindow(stat.ctimeMs);
-    this.entries.set(id, { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, checkedAt: now, settled, summary });
+    this.entries.set(id, { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, checkedAt: now, pass: this.pass, settled, summary });
     return summary;
   }
 
@@ -115,5 +129,5 @@ export class SummaryCache {
 
 /** An entry whose file identity is not known: never matched by a stat, so it is read again once no longer trusted. */
 function unidentified(checkedAt: number, summary: TaskSummary | undefined): Entry {
-  return { ino: -1, size: -1, mtimeMs: -1, ctimeMs: -1, checkedAt, settled: false, summary };
+  return { ino: -1, size: -1, mtimeMs: -1, ctimeMs: -1, checkedAt, pass: 0, settled: false, summary };
 }

@@ -151,4 +151,27 @@ describe('SummaryCache', () => {
     expect(cache.get(1, true)).toEqual(pending);
     expect(reads()).toBe(1);
   });
+
+  it('within a scan pass a verifying get takes what the pass already checked on disk; the next pass looks again', () => {
+    const { file, reads, source } = setup();
+    const cache = new SummaryCache(source, {}, () => Date.now() + 10_000);
+    cache.beginPass();
+    expect(cache.get(1)).toEqual(pending);
+    writeFileAtomicSync(file, taskJson(taken));
+    expect(cache.get(1, true)).toEqual(pending);
+    expect(reads()).toBe(1);
+    cache.beginPass();
+    expect(cache.get(1, true)).toEqual(taken);
+    expect(reads()).toBe(2);
+  });
+
+  it('a task written as presumed or remembered is still looked at by a verifying get in the same pass', () => {
+    const { file, reads, source } = setup();
+    const cache = new SummaryCache(source, {}, () => Date.now() + 10_000);
+    cache.beginPass();
+    cache.remember(1, taken);
+    writeFileAtomicSync(file, taskJson(pending));
+    expect(cache.get(1, true)).toEqual(pending);
+    expect(reads()).toBe(1);
+  });
 });
