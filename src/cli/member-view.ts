@@ -1,4 +1,5 @@
 import { isAlive } from '../daemon/pid-file.js';
+import { isStopped } from '../proc/process-identity.js';
 import type { Member, MemberStatus } from '../roster/roster.js';
 
 /** What a member looks like to the person: a shown status may differ from the roster's when the daemon is gone. */
@@ -34,6 +35,8 @@ const LIVE_STATUSES: readonly MemberStatus[] = ['starting', 'working', 'waiting-
  */
 export function memberView(member: Member, teamModel: string, daemonRunning: boolean): MemberView {
   const alive = member.pid != null && isAlive(member.pid);
+  // A stopped process shows its last status, but takes no work and answers nothing until continued.
+  const stopped = alive && isStopped(member.pid!);
   const stale = !daemonRunning && LIVE_STATUSES.includes(member.status);
   return {
     name: member.name,
@@ -46,8 +49,10 @@ export function memberView(member: Member, teamModel: string, daemonRunning: boo
     model: member.model ?? teamModel,
     lastExit: member.lastExit ?? null,
     usage: member.usage ?? null,
-    problem: member.problem ?? null,
-    retryAt: member.retryAt ?? null,
+    problem: stopped
+      ? `its process (pid ${member.pid}) is stopped (SIGSTOP, Ctrl-Z or a debugger): it takes no work and answers nothing; resume it with kill -CONT ${member.pid}`
+      : (member.problem ?? null),
+    retryAt: stopped ? null : (member.retryAt ?? null),
     wakes: member.wakes ?? 0,
   };
 }

@@ -1,4 +1,4 @@
-import { processState } from '../proc/process-identity.js';
+import { isStopped } from '../proc/process-identity.js';
 import type { StatePaths } from '../paths.js';
 import { readLiveDaemon } from './pid-file.js';
 
@@ -10,8 +10,6 @@ import { readLiveDaemon } from './pid-file.js';
 export function notAnsweringHint(paths: StatePaths): string {
   const daemon = readLiveDaemon(paths);
   if (daemon === null) return `it is not running any more: teamd status --dir ${paths.root}`;
-  const state = processState(daemon.pid);
-  if (state === 'T' || state === 't')
-    return `its process (pid ${daemon.pid}) is stopped (SIGSTOP, Ctrl-Z or a debugger): resume it with kill -CONT ${daemon.pid}`;
+  if (isStopped(daemon.pid)) return `its process (pid ${daemon.pid}) is stopped (SIGSTOP, Ctrl-Z or a debugger): resume it with kill -CONT ${daemon.pid}`;
   return `its process (pid ${daemon.pid}) is busy or hung (see: teamd logs); if it stays so, end it with kill ${daemon.pid} (kill -9 ${daemon.pid} if that does not), its teammates exit with it, then: teamd start --dir ${paths.root}`;
 }

@@ -35,6 +35,12 @@ export function processState(pid: number): string | null {
   }
 }
 
+/** Whether a process is stopped (SIGSTOP, Ctrl-Z, a debugger): alive, but it runs nothing until continued. */
+export function isStopped(pid: number): boolean {
+  const state = processState(pid);
+  return state === 'T' || state === 't';
+}
+
 export function selfIdentity(): ProcessIdentity {
   return { pid: process.pid, start: processStartTime(process.pid) };
 }

@@ -139,6 +139,29 @@ describe('teamd start / stop', () => {
     expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
   });
 
+  it('a teammate stopped with SIGSTOP is named in status with what to do; continued, the line goes', async () => {
+    const dir = stateDir();
+    await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    const pid = await waitFor(() => member(dir, 'alice')?.status === 'idle' && member(dir, 'alice')?.pid, 'alice idle');
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await waitFor(() => fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('T') || null, 'alice stopped');
+      const status = JSON.parse((await runTeamd(['status', '--json', '--dir', dir])).stdout) as {
+        needsYou: string[];
+        members: { name: string; problem: string | null }[];
+      };
+      const line = `its process (pid ${pid}) is stopped (SIGSTOP, Ctrl-Z or a debugger): it takes no work and answers nothing; resume it with kill -CONT ${pid}`;
+      expect(status.members).toMatchObject([{ name: 'alice', problem: line }]);
+      expect(status.needsYou).toContain(`alice: ${line}`);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const after = JSON.parse((await runTeamd(['status', '--json', '--dir', dir])).stdout) as { needsYou: string[] };
+    expect(after.needsYou.filter((l) => l.includes('is stopped'))).toEqual([]);
+    expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
+  });
+
   it('kill -9 of the daemon: its teammates exit by themselves, and the next start resumes them', async () => {
     const dir = stateDir();
     const info = await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
