@@ -26,6 +26,7 @@ export class InboxIntake {
       readonly consumer: InboxReader;
       readonly plans: PlanGate;
       readonly verifyGrant: (message: Message) => boolean;
+      /** Saves the session durably: on disk before the cursor moves past what it holds. */
       readonly save: () => void;
       readonly logger: Logger;
     },

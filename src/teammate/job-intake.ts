@@ -14,6 +14,7 @@ export class JobIntake {
     private readonly deps: {
       readonly jobs: Pick<BackgroundJobs, 'notices' | 'markNotified'>;
       readonly session: Session;
+      /** Saves the session durably: on disk before the job records say `notified`. */
       readonly save: () => void;
     },
   ) {}

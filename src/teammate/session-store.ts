@@ -128,8 +128,13 @@ export class SessionStore {
     }
   }
 
-  /** Appends what changed since the last save: the new and changed messages, the header's fields. */
-  save(session: Session): void {
+  /**
+   * Appends what changed since the last save: the new and changed messages, the header's fields.
+   * `durable`: on disk before this returns (fdatasync), for a save that something else's durable
+   * write depends on, as an inbox cursor moved past the messages it holds. Other saves may be
+   * lost with the machine (never with the process) and the steps are done again.
+   */
+  save(session: Session, options: { durable?: boolean } = {}): void {
     trimHandled(session);
     if (!this.whole || session.messages.length < this.persisted || session.handled.length < this.handled || this.appended > this.rewriteLimit()) {
       this.rewrite(session);
@@ -157,7 +162,13 @@ export class SessionStore {
     if (records.length === 0) return;
     const text = `${records.join('\n')}\n`;
     // One write(2): a record is never interleaved, and a kill leaves at most a torn last line.
-    fs.appendFileSync(this.file, text, { mode: 0o600 });
+    const fd = fs.openSync(this.file, 'a', 0o600);
+    try {
+      fs.appendFileSync(fd, text);
+      if (options.durable) fs.fdatasyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     this.appended += Buffer.byteLength(text);
   }
 

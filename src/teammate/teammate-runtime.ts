@@ -87,11 +87,13 @@ export class TeammateRuntime {
       consumer: deps.consumer,
       plans: this.plans,
       verifyGrant: deps.verifyGrant,
-      save: () => this.save(),
+      // Durable: the inbox cursor moves past these messages next.
+      save: () => this.save(true),
       logger: deps.logger,
     });
     this.todos = new TodoKeeper(deps.session, deps.todos);
-    this.jobIntake = new JobIntake({ jobs: deps.jobs, session: deps.session, save: () => this.save() });
+    // Durable: the job records say `notified` next.
+    this.jobIntake = new JobIntake({ jobs: deps.jobs, session: deps.session, save: () => this.save(true) });
     this.hand = new TaskInHand({
       name: deps.identity.name,
       workspace: deps.identity.workspace,
@@ -447,9 +449,10 @@ export class TeammateRuntime {
     };
   }
 
-  private save(): void {
+  /** `durable` for a save another durable write depends on (a rewrite always is). */
+  private save(durable = false): void {
     if (this.rewriteSession) this.deps.sessions.rewrite(this.deps.session);
-    else this.deps.sessions.save(this.deps.session);
+    else this.deps.sessions.save(this.deps.session, { durable });
     this.rewriteSession = false;
   }
 

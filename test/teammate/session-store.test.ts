@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import type { ChatMessage } from '../../src/model/model-client.js';
 import { emptySession, SessionStore, type Session } from '../../src/teammate/session-store.js';
@@ -25,6 +25,27 @@ function reload(file: string): Session {
 }
 
 describe('SessionStore', () => {
+  it('a durable save (before an inbox cursor moves) is synced to disk before it returns; a plain one is not', () => {
+    const file = fileOf();
+    const store = new SessionStore(file, logger);
+    const session = emptySession();
+    session.messages.push(user('task 1'));
+    store.save(session);
+    const synced = vi.spyOn(fs, 'fdatasyncSync');
+    try {
+      session.messages.push(assistant('step'));
+      store.save(session);
+      expect(synced).not.toHaveBeenCalled();
+      session.messages.push(user('a message'));
+      session.handled.push('m1');
+      store.save(session, { durable: true });
+      expect(synced).toHaveBeenCalledTimes(1);
+    } finally {
+      synced.mockRestore();
+    }
+    expect(reload(file)).toMatchObject({ handled: ['m1'], messages: session.messages });
+  });
+
   it('appends each step instead of rewriting the file, and loads back the same session', () => {
     const file = fileOf();
     const store = new SessionStore(file, logger);
