@@ -72,6 +72,11 @@ describe('targeted wake-ups', () => {
   it('one new ready task wakes one idle teammate, not the whole team', async () => {
     // No safety re-check during the test: one firing just before the daemon looked could claim the task unrung.
     const { dir, board } = await idleTeam(['alice', 'bob', 'carol'], { recheckMs: 3_600_000 });
+    // Idle in the roster as soon as it is ready; its first look at the board comes just after.
+    // One still to look would find the task unrung.
+    const looked = (name: string) =>
+      fs.existsSync(statePaths(dir).logFile(name)) && fs.readFileSync(statePaths(dir).logFile(name), 'utf8').includes('"msg":"idle: ');
+    await waitFor(() => ['alice', 'bob', 'carol'].every(looked) || null, 'every first look done');
     const task = await board.add({ subject: 'one task', description: NOOP });
     await waitFor(() => board.get(task.id).status === 'completed', 'the task done');
     const owner = board.get(task.id).owner!;
