@@ -1,4 +1,5 @@
 import { isAlive } from '../daemon/pid-file.js';
+import { stoppedHint } from '../daemon/not-answering.js';
 import { isStopped } from '../proc/process-identity.js';
 import type { Member, MemberStatus } from '../roster/roster.js';
 
@@ -49,9 +50,7 @@ export function memberView(member: Member, teamModel: string, daemonRunning: boo
     model: member.model ?? teamModel,
     lastExit: member.lastExit ?? null,
     usage: member.usage ?? null,
-    problem: stopped
-      ? `its process (pid ${member.pid}) is stopped (SIGSTOP, Ctrl-Z or a debugger): it takes no work and answers nothing; resume it with kill -CONT ${member.pid}`
-      : (member.problem ?? null),
+    problem: stopped ? stoppedHint(member.pid!, 'it takes no work and answers nothing') : (member.problem ?? null),
     retryAt: stopped ? null : (member.retryAt ?? null),
     wakes: member.wakes ?? 0,
   };

@@ -2,6 +2,7 @@ import { todoItemSchema, type TodoItem } from '../agent/todos.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
+import { appendRecordSync } from '../fs/append-record.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import type { Logger } from '../logger.js';
 import type { ChatMessage, Usage } from '../model/model-client.js';
@@ -162,13 +163,7 @@ export class SessionStore {
     if (records.length === 0) return;
     const text = `${records.join('\n')}\n`;
     // One write(2): a record is never interleaved, and a kill leaves at most a torn last line.
-    const fd = fs.openSync(this.file, 'a', 0o600);
-    try {
-      fs.appendFileSync(fd, text);
-      if (options.durable) fs.fdatasyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
+    appendRecordSync(this.file, text, { durable: options.durable ?? false });
     this.appended += Buffer.byteLength(text);
   }
 

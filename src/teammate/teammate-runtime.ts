@@ -142,8 +142,6 @@ export class TeammateRuntime {
     await this.hooks.sessionStart();
     let idleSince = Date.now();
     let recheck = false;
-    // Logged once per idle spell, after the look that found nothing: `teamd logs <name>` shows it waits.
-    let idleLogged = false;
     // Spent before this start (a restart, a wake): it stops again, without telling the lead twice.
     await this.budgetReached(this.budget.check(this.deps.session.messages), null);
     while (!this.stopper.signal.aborted) {
@@ -171,21 +169,18 @@ export class TeammateRuntime {
       }
       if (this.answerPending) {
         this.answerPending = false;
-        idleLogged = false;
         await this.work();
         idleSince = Date.now();
         continue;
       }
       // A task it holds while the lead considers its plan: no second one meanwhile.
       if (!this.deps.lead && !(await this.holdsTask()) && (await this.takeNextTask(recheck))) {
-        idleLogged = false;
         await this.work();
         idleSince = Date.now();
         continue;
       }
       this.report('idle');
-      if (!idleLogged) this.deps.logger.info('idle: nothing to take; waiting for a message, a ready task or the safety re-check');
-      idleLogged = true;
+      this.wakes.idle();
       this.deps.heap?.idle();
       await this.hooks.idle();
       // A background job still running keeps the teammate up: sleeping would end it.
@@ -247,6 +242,7 @@ export class TeammateRuntime {
 
   /** Works on what is in the conversation; a model that ends its turn with its task open is reminded, then gives it back. */
   private async work(): Promise<void> {
+    this.wakes.working();
     this.deps.heap?.working();
     for (let reminders = 0; ; reminders++) {
       const end = await this.runUnit();

@@ -12,6 +12,8 @@ export class WakeTracker {
   private count = 0;
   private hints: number[] = [];
   private cpuAtWake: NodeJS.CpuUsage | null = null;
+  /** The current idle spell was logged: once per spell, after the look that found nothing. */
+  private idleLogged = false;
 
   constructor(private readonly logger: Logger) {}
 
@@ -29,6 +31,18 @@ export class WakeTracker {
     this.cpuAtWake = process.cpuUsage();
     this.count++;
     this.logger.info({ wakes: this.count, hints: this.hints }, 'woke');
+  }
+
+  /** It looked and found nothing to take: logged once per idle spell, so `teamd logs <name>` shows it waits. */
+  idle(): void {
+    if (this.idleLogged) return;
+    this.idleLogged = true;
+    this.logger.info('idle: nothing to take; waiting for a message, a ready task or the safety re-check');
+  }
+
+  /** Work began: the next idle spell is logged again. */
+  working(): void {
+    this.idleLogged = false;
   }
 
   /** The named tasks, once: a later pass scans like anyone else. */

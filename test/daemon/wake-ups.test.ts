@@ -34,16 +34,19 @@ async function idleTeam(names: string[], settings: Record<string, unknown> = {})
   return { dir, board, paths };
 }
 
-/** The "woke" lines a teammate logged: one per wake-up that was not a safety re-check. */
-function wokeLines(dir: string, name: string): number {
+/** How many lines of a teammate's log have a message starting with `msg`. */
+function loggedLines(dir: string, name: string, msg: string): number {
   const log = statePaths(dir).logFile(name);
   return fs.existsSync(log)
     ? fs
         .readFileSync(log, 'utf8')
         .split('\n')
-        .filter((line) => line.includes('"msg":"woke"')).length
+        .filter((line) => line.includes(`"msg":"${msg}`)).length
     : 0;
 }
+
+/** The "woke" lines a teammate logged: one per wake-up that was not a safety re-check. */
+const wokeLines = (dir: string, name: string): number => loggedLines(dir, name, 'woke"');
 
 const lead = (dir: string) => readInboxFrom(statePaths(dir).inboxFile('lead'), 0).messages.map((parsed) => parsed.message);
 
@@ -74,8 +77,7 @@ describe('targeted wake-ups', () => {
     const { dir, board } = await idleTeam(['alice', 'bob', 'carol'], { recheckMs: 3_600_000 });
     // Idle in the roster as soon as it is ready; its first look at the board comes just after.
     // One still to look would find the task unrung.
-    const looked = (name: string) =>
-      fs.existsSync(statePaths(dir).logFile(name)) && fs.readFileSync(statePaths(dir).logFile(name), 'utf8').includes('"msg":"idle: ');
+    const looked = (name: string) => loggedLines(dir, name, 'idle: ') > 0;
     await waitFor(() => ['alice', 'bob', 'carol'].every(looked) || null, 'every first look done');
     const task = await board.add({ subject: 'one task', description: NOOP });
     await waitFor(() => board.get(task.id).status === 'completed', 'the task done');
