@@ -74,6 +74,40 @@ export function isDiskFull(error: unknown): boolean {
   return false;
 }
 
+/**
+ * A write that took effect but could not be made durable: the file was renamed into place, or
+ * the record appended, and every process already sees it; only the sync to disk failed, so a
+ * power cut could still undo it. Never "nothing was changed": retrying would do it twice.
+ */
+export function writtenNotSynced(what: string, error: unknown): TeamdError {
+  const reason = error instanceof Error ? errorWithCode(error) : String(error);
+  return new TeamdError('IO', `${what} was written, but syncing it to disk failed (${reason}): the change stands, though a power cut could still undo it`, {
+    cause: error,
+    details: { committed: true },
+  });
+}
+
+/** The error, or one of its causes, is a write that took effect (writtenNotSynced). */
+export function isCommitted(error: unknown): error is Error {
+  let at: unknown = error;
+  for (let depth = 0; depth < 8 && at instanceof Error; depth++) {
+    if (at instanceof TeamdError && at.details.committed === true) return true;
+    at = at.cause;
+  }
+  return false;
+}
+
+/** The first system error code (ENOSPC, EACCES...) of the error or its causes. */
+export function systemCode(error: unknown): string | undefined {
+  let at: unknown = error;
+  for (let depth = 0; depth < 8 && at instanceof Error; depth++) {
+    const code = (at as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && /^E[A-Z0-9]+$/.test(code)) return code;
+    at = at.cause;
+  }
+  return undefined;
+}
+
 export function assertNever(value: never): never {
   throw new Error(`unexpected value: ${JSON.stringify(value)}`);
 }

@@ -1,6 +1,5 @@
-import { TeamdError, type ErrorCode } from '../errors.js';
+import { isCommitted, TeamdError, type ErrorCode } from '../errors.js';
 import type { FileLocker, LockHandle } from '../fs/file-lock.js';
-import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import type { Logger } from '../logger.js';
 import { parseName } from '../names.js';
 import type { StatePaths } from '../paths.js';
@@ -12,7 +11,7 @@ import { ReadyScanner } from './ready-scanner.js';
 import { RevisionTokens } from './revision-tokens.js';
 import { TaskStore, type CorruptTask } from './task-store.js';
 import { OwnerIndex } from './owner-index.js';
-import { allocateId } from './id-allocator.js';
+import { allocateId, recordNextId } from './id-allocator.js';
 import { reconcileBoard } from './board-reconcile.js';
 import { countFileBoard, type BoardCounts } from './board-counts.js';
 import { isTerminal } from './task.js';
@@ -105,14 +104,11 @@ export class Board {
       const id = allocateId({ paths: this.paths, store: this.store, tokens: this.tokens, logger: this.logger });
       const worktree = input.worktree ? worktreeFor(id, subject, input.worktree) : undefined;
       const task = newTask(id, { subject, description, blockedBy, role, worktree, createdBy: input.createdBy, key }, this.timestamp());
-      try {
-        this.store.write(task);
-      } catch (error) {
-        this.tokens.drop(id, 0);
-        throw error;
-      }
-      writeFileAtomicSync(this.paths.taskCounter, `${JSON.stringify({ next: id + 1 })}\n`);
+      const unsynced = this.writeOrDrop(task, 0);
+      // The task is on the board from here: the counter is only where the next add starts looking.
+      recordNextId(this.paths, id + 1, this.logger);
       this.logger.info({ taskId: id, blockedBy }, 'task added');
+      if (unsynced !== null) throw unsynced;
       return task;
     });
   }
@@ -293,17 +289,12 @@ export class Board {
     const nextHolder = holder(next);
     // The index entry exists before the task says so, and goes only once it no longer does (owner-index.ts).
     if (nextHolder !== null) this.owners.add(nextHolder, id);
-    try {
-      this.store.write(next, () => {
-        // Defence in depth for a writer more than two versions behind, whose token was pruned.
-        if (this.store.readRaw(id) !== raw) {
-          throw new TeamdError('CONCURRENT_WRITE', `task ${id} was changed by another process while locked; retry the command`, { details: { id } });
-        }
-      });
-    } catch (error) {
-      this.tokens.drop(id, rev);
-      throw error;
-    }
+    const unsynced = this.writeOrDrop(next, rev, () => {
+      // Defence in depth for a writer more than two versions behind, whose token was pruned.
+      if (this.store.readRaw(id) !== raw) {
+        throw new TeamdError('CONCURRENT_WRITE', `task ${id} was changed by another process while locked; retry the command`, { details: { id } });
+      }
+    });
     if (heldBy !== null && heldBy !== nextHolder) this.owners.remove(heldBy, id);
     this.tokens.prune(id, rev);
     this.scanner.remember(next);
@@ -311,7 +302,24 @@ export class Board {
     const line = { taskId: id, status: next.status, owner: next.owner, claim: next.claim };
     if (next.status === 'failed') this.logger.warn({ ...line, reason: next.result }, 'task failed');
     else this.logger.info(line, 'task updated');
+    if (unsynced !== null) throw unsynced;
     return next;
+  }
+
+  /**
+   * Writes the task, or drops the revision token taken for it when the write did not happen. A
+   * write that happened but was not synced (errors.ts, writtenNotSynced) is returned, for the
+   * caller to finish its bookkeeping of a write that stands and then throw it.
+   */
+  private writeOrDrop(task: Task, rev: number, beforeRename?: () => void): Error | null {
+    try {
+      this.store.write(task, beforeRename);
+      return null;
+    } catch (error) {
+      if (isCommitted(error)) return error;
+      this.tokens.drop(task.id, rev);
+      throw error;
+    }
   }
 
   private claimUnderLock(handle: LockHandle, id: number, owner: string): Task | null {

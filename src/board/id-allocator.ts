@@ -1,4 +1,5 @@
-import { TeamdError } from '../errors.js';
+import { errorWithCode, TeamdError } from '../errors.js';
+import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { readTextIfExists } from '../fs/read-text.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
@@ -46,4 +47,18 @@ function readCounter(paths: StatePaths, logger: Logger): number | null {
   }
   logger.warn({ file: paths.taskCounter }, 'task id counter unreadable; continuing from the highest task file');
   return null;
+}
+
+/**
+ * Writes the counter after a task was added. Never throws: the task is on the board already,
+ * and an add that reported failure would be retried and make it twice. A counter left behind
+ * (a full disk) only makes the next add look past the ids taken (allocateId).
+ */
+export function recordNextId(paths: StatePaths, next: number, logger: Logger): void {
+  try {
+    writeFileAtomicSync(paths.taskCounter, `${JSON.stringify({ next })}\n`);
+  } catch (error) {
+    const reason = error instanceof Error ? errorWithCode(error) : String(error);
+    logger.warn({ file: paths.taskCounter, next, reason }, 'task id counter not updated; the next add looks past the ids taken');
+  }
 }

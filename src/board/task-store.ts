@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { isNodeError, TeamdError } from '../errors.js';
+import { isCommitted, isNodeError, TeamdError } from '../errors.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { readBoundedText, type BoundedRead } from '../fs/read-text.js';
 import { TASK_FILE_PATTERN, type StatePaths } from '../paths.js';
@@ -123,6 +123,7 @@ export class TaskStore {
   /**
    * Replaces the task's file whole, in the folder its status belongs in, then removes the copy
    * in the other folder (a move); `beforeRename` is a last check that may still refuse (by throwing).
+   * A writtenNotSynced error (errors.ts) comes after the move is complete: the task is written.
    * Callers hold the task's lock.
    */
   write(task: Task, beforeRename?: () => void): void {
@@ -134,9 +135,17 @@ export class TaskStore {
     const [target, other] = finished
       ? [this.paths.doneTaskFile(task.id), this.paths.taskFile(task.id)]
       : [this.paths.taskFile(task.id), this.paths.doneTaskFile(task.id)];
-    writeFileAtomicSync(target, `${JSON.stringify(task, null, 2)}\n`, beforeRename);
+    let unsynced: Error | null = null;
+    try {
+      writeFileAtomicSync(target, `${JSON.stringify(task, null, 2)}\n`, beforeRename);
+    } catch (error) {
+      if (!isCommitted(error)) throw error;
+      // In place, only not synced: the move is finished as for any write, then the caller hears of it.
+      unsynced = error;
+    }
     removeIfThere(other);
     if (finished) this.doneIndex.record(task.id, task.status, target);
+    if (unsynced !== null) throw unsynced;
   }
 
   /** Removes the losing copy of a task left in both folders by a writer that died mid-move. Callers hold the task's lock. */

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { TeamdError } from '../errors.js';
+import { isCommitted, systemCode, TeamdError } from '../errors.js';
 import { PACKAGE_VERSION } from './locations.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import type { Io } from './output.js';
@@ -112,7 +112,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
     }
     if (error instanceof TeamdError) {
-      io.err(`teamd: ${error.message}\n`);
+      io.err(`teamd: ${describeTeamdError(error)}\n`);
       return exitCodeFor(error.code);
     }
     io.err(`teamd: ${describeUnexpected(error)}\n`);
@@ -120,16 +120,31 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   }
 }
 
-/** Hints for the system errors a person can act on. */
-const SYSTEM_HINTS: Readonly<Record<string, string>> = {
-  ENOSPC: 'the disk is full: free some space and retry; nothing was changed',
-  EDQUOT: 'the disk quota is used up: free some space and retry; nothing was changed',
-  EROFS: 'the file system is read-only: remount it read-write and retry; nothing was changed',
-  EACCES: 'permission denied: run teamd as the user who owns the state folder',
-  EPERM: 'operation not permitted: run teamd as the user who owns the state folder',
-  EMFILE: 'too many open files: raise the limit (ulimit -n) and retry',
-  EIO: 'an I/O error from the disk: check it (dmesg) and retry',
+/**
+ * What to do about the system errors a person can act on, and whether trying again then helps
+ * (a full disk does; a permission does not without a change of user).
+ */
+const SYSTEM_HINTS: Readonly<Record<string, { readonly fix: string; readonly retry: boolean }>> = {
+  ENOSPC: { fix: 'the disk is full: free some space', retry: true },
+  EDQUOT: { fix: 'the disk quota is used up: free some space', retry: true },
+  EROFS: { fix: 'the file system is read-only: remount it read-write', retry: true },
+  EACCES: { fix: 'permission denied: run teamd as the user who owns the state folder', retry: false },
+  EPERM: { fix: 'operation not permitted: run teamd as the user who owns the state folder', retry: false },
+  EMFILE: { fix: 'too many open files: raise the limit (ulimit -n)', retry: true },
+  EIO: { fix: 'an I/O error from the disk: check it (dmesg)', retry: true },
 };
+
+/**
+ * Our own error's words, and what to do when a system error lies beneath it (a task that could
+ * not be written because the disk is full). "Retry" only when nothing took effect: a write that
+ * stands but was not synced (errors.ts, writtenNotSynced) says so itself.
+ */
+function describeTeamdError(error: TeamdError): string {
+  const code = systemCode(error.cause);
+  const hint = code ? SYSTEM_HINTS[code] : undefined;
+  if (hint === undefined || error.message.includes(hint.fix)) return error.message;
+  return `${error.message} (${hint.retry && !isCommitted(error) ? `${hint.fix} and retry` : hint.fix})`;
+}
 
 /** One line, never a stack trace: what failed, and for a system error, what to do about it. */
 function describeUnexpected(error: unknown): string {
@@ -137,5 +152,8 @@ function describeUnexpected(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   const hint = code ? SYSTEM_HINTS[code] : undefined;
   const message = error.message.split('\n')[0] ?? '';
-  return hint ? `${message} (${hint})` : `unexpected error: ${message} (details in the logs: teamd logs)`;
+  if (hint === undefined) return `unexpected error: ${message} (details in the logs: teamd logs)`;
+  // A bare system error comes from a step before any write took effect: a write that stands
+  // reports a failure after it as an error of ours (errors.ts, writtenNotSynced) or not at all.
+  return `${message} (${hint.retry ? `${hint.fix} and retry; nothing was changed` : hint.fix})`;
 }

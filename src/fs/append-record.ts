@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { TeamdError } from '../errors.js';
+import { TeamdError, writtenNotSynced } from '../errors.js';
 import { openRegular } from './open-regular.js';
 
 const NEWLINE = 0x0a;
@@ -20,9 +20,18 @@ export function appendRecordSync(file: string, record: string, options: { durabl
     if (written !== data.length) {
       throw new TeamdError('IO', `short write to ${file}: ${written} of ${data.length} bytes (disk full?); the next append repairs the tail`);
     }
-    if (options.durable) fs.fdatasyncSync(fd);
+    if (options.durable) syncAppended(fd, file);
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** The record is in the file (every reader sees it) before the sync: a failed sync does not undo it. */
+function syncAppended(fd: number, file: string): void {
+  try {
+    fs.fdatasyncSync(fd);
+  } catch (error) {
+    throw writtenNotSynced(`a record appended to ${file}`, error);
   }
 }
 

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { writtenNotSynced } from '../errors.js';
 import { entropy } from '../random-id.js';
 
 /** Temp files are dot-prefixed and end in .tmp so listings never mistake them for data. */
@@ -10,7 +11,9 @@ export function isTempFile(name: string): boolean {
 /**
  * Writes a file whole or not at all: temp file in the same folder (wx), write, fsync, close,
  * rename over the target, then fsync the folder so the rename itself survives a crash.
- * `beforeRename` runs just before the rename; if it throws, the temp file is removed.
+ * `beforeRename` runs just before the rename; if it throws, the temp file is removed. Any failure
+ * up to the rename leaves the target as it was; one after it (the folder's sync) is a
+ * writtenNotSynced error: the new file is in place.
  * Synchronous on purpose: callers hold a lock, and no timer may run between check and write.
  */
 export function writeFileAtomicSync(target: string, data: string, beforeRename?: () => void): void {
@@ -34,7 +37,11 @@ export function writeFileAtomicSync(target: string, data: string, beforeRename?:
     fs.rmSync(temp, { force: true });
     throw error;
   }
-  fsyncDirSync(dir);
+  try {
+    fsyncDirSync(dir);
+  } catch (error) {
+    throw writtenNotSynced(target, error);
+  }
 }
 
 export function fsyncDirSync(dir: string): void {
