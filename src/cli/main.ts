@@ -134,6 +134,9 @@ const SYSTEM_HINTS: Readonly<Record<string, { readonly fix: string; readonly ret
   EIO: { fix: 'an I/O error from the disk: check it (dmesg)', retry: true },
 };
 
+/** Codes of a write refused outright (no room, read-only): what was refused did not happen. */
+const REFUSED_WRITES = new Set(['ENOSPC', 'EDQUOT', 'EROFS']);
+
 /**
  * Our own error's words, and what to do when a system error lies beneath it (a task that could
  * not be written because the disk is full). "Retry" only when nothing took effect: a write that
@@ -155,5 +158,5 @@ function describeUnexpected(error: unknown): string {
   if (hint === undefined) return `unexpected error: ${message} (details in the logs: teamd logs)`;
   // A bare system error comes from a step before any write took effect: a write that stands
   // reports a failure after it as an error of ours (errors.ts, writtenNotSynced) or not at all.
-  return `${message} (${hint.retry ? `${hint.fix} and retry; nothing was changed` : hint.fix})`;
+  return `${message} (${hint.retry ? `${hint.fix} and retry${REFUSED_WRITES.has(code ?? '') ? '; nothing was changed' : ''}` : hint.fix})`;
 }

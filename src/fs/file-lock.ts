@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import lockfile from 'proper-lockfile';
-import { TeamdError, isNodeError } from '../errors.js';
+import { errorWithCode, TeamdError, isNodeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { isoTime } from '../iso-time.js';
 
@@ -119,7 +119,14 @@ export class FileLocker {
         try {
           release();
         } catch (error) {
-          if (!isNodeError(error, 'ERELEASED')) throw error;
+          // The work under it is done: a lock folder left behind goes stale and the next writer
+          // takes it over, so this is no reason to report the work as failed.
+          if (!isNodeError(error, 'ERELEASED')) {
+            this.logger.warn(
+              { lock: this.lockPathOf(target), reason: errorWithCode(error as Error) },
+              'could not remove a lock; it will go stale and be taken over',
+            );
+          }
         }
       },
     };

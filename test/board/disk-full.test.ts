@@ -94,4 +94,16 @@ describe('a disk that fills in the middle of a command', () => {
     expect(added.stderr).toMatch(/ENOSPC.*\(the disk is full: free some space and retry; nothing was changed\)\n$/);
     expect(ids()).toEqual([1]);
   });
+
+  it('a lock that cannot be removed after the work is done leaves the work done and reported as done', async () => {
+    const { dir, ids } = await boardWithOneTask();
+    const added = await runTeamd(['task', 'add', 'second', '--dir', dir], {
+      env: { ...process.env, NODE_OPTIONS: `--require ${PRELOAD}`, TEAMD_TEST_DISK_FAULT: JSON.stringify({ call: 'rmdir', path: '.board.lock' }) },
+    });
+    expect(added.stderr).toBe('');
+    expect(added.code).toBe(0);
+    expect(added.stdout).toMatch(/^task 2 added: second/);
+    expect(ids()).toEqual([1, 2]);
+    expect(fs.readFileSync(path.join(dir, 'logs', 'cli.log'), 'utf8')).toMatch(/could not remove a lock; it will go stale/);
+  });
 });
