@@ -20,25 +20,38 @@ export function rotatedFiles(file: string, keep: number): string[] {
  * An append-only file (0600) written with one synchronous write per record, rotated by size. A
  * record is never split across two files. Several processes may append to the same file (the
  * CLI's log): one that finds the file already rotated by another reopens it instead of rotating
- * again. Write errors (a full disk) are thrown to the caller, which decides what to keep.
+ * again. Write errors (a full disk) are thrown to the caller, which decides what to keep; a record
+ * the disk cut short stays as a torn line, and the next record starts on a line of its own.
  */
 export class RotatingFile {
   private fd: number;
+  /** The file ends in part of a record (a write the disk cut short, here or in a process before): the next starts on a new line. */
+  private torn: boolean;
 
   constructor(
     private readonly file: string,
     private readonly rotation: Rotation = DEFAULT_ROTATION,
   ) {
-    this.fd = openRegular(file, 'append');
+    this.fd = openRegular(file, 'read-append');
+    this.torn = endsTorn(this.fd);
   }
 
   write(text: string): void {
-    const data = Buffer.from(text, 'utf8');
+    const data = Buffer.from(this.torn ? `\n${text}` : text, 'utf8');
     // The file's size, not what this writer wrote: another process may append to it too.
     const size = fs.fstatSync(this.fd).size;
     if (size > 0 && size + data.length > this.rotation.maxBytes) this.rotate();
     let done = 0;
-    while (done < data.length) done += fs.writeSync(this.fd, data, done, data.length - done);
+    try {
+      while (done < data.length) {
+        const wrote = fs.writeSync(this.fd, data, done, data.length - done);
+        if (wrote === 0) throw Object.assign(new Error(`wrote nothing to ${this.file}`), { code: 'EIO' });
+        done += wrote;
+      }
+    } finally {
+      // Cut short (a full disk): the record's start is in the file, and the next one must not glue onto it.
+      if (done > 0) this.torn = done < data.length;
+    }
   }
 
   private rotate(): void {
@@ -55,8 +68,18 @@ export class RotatingFile {
       else fs.rmSync(this.file, { force: true });
     }
     fs.closeSync(this.fd);
-    this.fd = openRegular(this.file, 'append');
+    this.fd = openRegular(this.file, 'read-append');
+    this.torn = endsTorn(this.fd);
   }
+}
+
+/** The open file is not empty and does not end in a newline. */
+function endsTorn(fd: number): boolean {
+  const size = fs.fstatSync(fd).size;
+  if (size === 0) return false;
+  const last = Buffer.alloc(1);
+  fs.readSync(fd, last, 0, 1, size - 1);
+  return last[0] !== 0x0a;
 }
 
 function renameIfPresent(from: string, to: string): void {
