@@ -2,6 +2,7 @@ import { todoItemSchema, type TodoItem } from '../agent/todos.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
+import { isCommitted } from '../errors.js';
 import { appendRecordSync } from '../fs/append-record.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import type { Logger } from '../logger.js';
@@ -163,7 +164,14 @@ export class SessionStore {
     if (records.length === 0) return;
     const text = `${records.join('\n')}\n`;
     // One write(2): a record is never interleaved, and a kill leaves at most a torn last line.
-    appendRecordSync(this.file, text, { durable: options.durable ?? false });
+    try {
+      appendRecordSync(this.file, text, { durable: options.durable ?? false });
+    } catch (error) {
+      // Not appended (a full disk), or only part of it: what this save counted as on disk is not,
+      // so the next save writes the whole session. Appended but not synced, it is on disk.
+      if (!isCommitted(error)) this.whole = false;
+      throw error;
+    }
     this.appended += Buffer.byteLength(text);
   }
 
@@ -174,7 +182,13 @@ export class SessionStore {
     const lines = [JSON.stringify(header), ...session.messages.map((message) => JSON.stringify(message))];
     const text = `${lines.join('\n')}\n`;
     ensurePrivateDir(path.dirname(this.file));
-    writeFileAtomicSync(this.file, text);
+    try {
+      writeFileAtomicSync(this.file, text);
+    } catch (error) {
+      // In place but not synced: it is the file now.
+      if (isCommitted(error)) this.noteWhole(session, text.length);
+      throw error;
+    }
     this.noteWhole(session, text.length);
   }
 

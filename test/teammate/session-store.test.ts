@@ -46,6 +46,29 @@ describe('SessionStore', () => {
     expect(reload(file)).toMatchObject({ handled: ['m1'], messages: session.messages });
   });
 
+  it('a save the disk refused (or cut short) is not counted as saved: the next one writes the whole session', () => {
+    const file = fileOf();
+    const store = new SessionStore(file, logger);
+    const session = emptySession();
+    session.messages.push(user('task 1'));
+    store.save(session);
+    const realWrite = fs.writeSync.bind(fs) as (fd: number, data: Buffer, offset?: number, length?: number) => number;
+    const full = vi.spyOn(fs, 'writeSync').mockImplementation(((fd: number, data: Buffer) => {
+      // Part of the records, then no room: a torn last line.
+      realWrite(fd, data, 0, Math.floor(data.length / 2));
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    }) as unknown as typeof fs.writeSync);
+    try {
+      session.messages.push(assistant('step 1'), user('result 1'));
+      expect(() => store.save(session)).toThrow(/ENOSPC/);
+    } finally {
+      full.mockRestore();
+    }
+    session.messages.push(assistant('step 2'));
+    store.save(session);
+    expect(reload(file).messages).toEqual(session.messages);
+  });
+
   it('appends each step instead of rewriting the file, and loads back the same session', () => {
     const file = fileOf();
     const store = new SessionStore(file, logger);
