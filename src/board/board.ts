@@ -1,12 +1,13 @@
-import { isCommitted, TeamdError, type ErrorCode } from '../errors.js';
+import { TeamdError } from '../errors.js';
 import type { FileLocker, LockHandle } from '../fs/file-lock.js';
+import { TaskWriter } from './task-writer.js';
 import type { Logger } from '../logger.js';
 import { parseName } from '../names.js';
 import type { StatePaths } from '../paths.js';
-import { assessReadiness, findCycle, type Readiness, type StatusLookup } from './readiness.js';
-import { MAX_RESULT_CHARS, newTask, worktreeSchema, type Task, type TaskStatus, type TaskWorktree } from './task.js';
+import { assessReadiness, findCycle, type StatusLookup } from './readiness.js';
+import { MAX_RESULT_CHARS, newTask, worktreeSchema, type Task, type TaskWorktree } from './task.js';
 import { worktreeFor } from './worktree-spec.js';
-import { claimNext } from './claim-next.js';
+import { claimNext, claimOrder, passedOver } from './claim-next.js';
 import { ReadyScanner } from './ready-scanner.js';
 import { RevisionTokens } from './revision-tokens.js';
 import { TaskStore, type CorruptTask } from './task-store.js';
@@ -20,33 +21,9 @@ import { checkNewTask, dedupe, validateText } from './validation.js';
 import type { Actor } from './transitions.js';
 import { isoTime } from '../iso-time.js';
 
-export type TaskView = Task & Readiness;
+import type { BoardListing, NewTask, TaskFilter, TaskView } from './board-types.js';
 
-export interface BoardListing {
-  readonly tasks: TaskView[];
-  /** Files that could not be read as tasks; every other task is still listed. */
-  readonly problems: CorruptTask[];
-}
-
-export interface TaskFilter {
-  readonly status?: TaskStatus | undefined;
-  readonly owner?: string | undefined;
-  readonly ready?: boolean | undefined;
-}
-
-export interface NewTask {
-  readonly subject: string;
-  /** The role it is meant for (idle teammates of that role are rung first). */
-  readonly role?: string | undefined;
-  readonly description?: string | undefined;
-  readonly blockedBy?: readonly number[] | undefined;
-  /** Work it in its own git worktree, made from `base` when claimed; the name defaults to `<id>-<slug of the subject>`. */
-  readonly worktree?: { readonly name?: string | undefined; readonly base: string } | undefined;
-  /** Who adds it (a teammate or the lead agent; none for the person). */
-  readonly createdBy?: string | undefined;
-  /** Makes the add idempotent: a task with this key already on the board is returned as it is. */
-  readonly key?: string | undefined;
-}
+export type { BoardListing, NewTask, TaskFilter, TaskView };
 
 export interface BoardDeps {
   readonly paths: StatePaths;
@@ -69,6 +46,7 @@ export class Board {
   private readonly scanner: ReadyScanner;
   private readonly tokens: RevisionTokens;
   private readonly owners: OwnerIndex;
+  private readonly writer: TaskWriter;
 
   constructor(deps: BoardDeps) {
     this.paths = deps.paths;
@@ -91,6 +69,15 @@ export class Board {
         return read.kind === 'ok' ? read.task.rev : null;
       },
     });
+    this.writer = new TaskWriter({
+      paths: this.paths,
+      store: this.store,
+      tokens: this.tokens,
+      owners: this.owners,
+      scanner: this.scanner,
+      locker: this.locker,
+      logger: this.logger,
+    });
   }
 
   async add(input: NewTask): Promise<Task> {
@@ -104,7 +91,7 @@ export class Board {
       const id = allocateId({ paths: this.paths, store: this.store, tokens: this.tokens, logger: this.logger });
       const worktree = input.worktree ? worktreeFor(id, subject, input.worktree) : undefined;
       const task = newTask(id, { subject, description, blockedBy, role, worktree, createdBy: input.createdBy, key }, this.timestamp());
-      const unsynced = this.writeOrDrop(task, 0);
+      const unsynced = this.writer.writeOrDrop(task, 0);
       // The task is on the board from here: the counter is only where the next add starts looking.
       recordNextId(this.paths, id + 1, this.logger);
       this.logger.info({ taskId: id, blockedBy }, 'task added');
@@ -192,7 +179,7 @@ export class Board {
 
   async claim(id: number, owner: string): Promise<Task> {
     parseName(owner, 'owner');
-    return this.mutate(id, (task) => transitions.claimTask(task, owner, assessReadiness(task, this.lookupFromDisk()), this.timestamp()));
+    return this.writer.mutate(id, (task) => transitions.claimTask(task, owner, assessReadiness(task, this.lookupFromDisk()), this.timestamp()));
   }
 
   /** Claims the lowest-id ready task, or returns null when none can be claimed now (see claim-next.ts for why it always ends). */
@@ -202,7 +189,7 @@ export class Board {
     const prefer = options.prefer ?? [];
     return claimNext({
       // Preferred ids (the daemon's hint) first: no scan at all when one of them is still free.
-      candidates: () => withoutSkipped(prefer.length > 0 ? preferred(prefer, this.scanner.candidates()) : this.scanner.candidates(), skip),
+      candidates: () => claimOrder(prefer, this.scanner.candidates(), skip),
       locker: this.locker,
       taskFile: this.paths.taskFile,
       claimUnderLock: (handle, id) => this.claimUnderLock(handle, id, owner),
@@ -211,25 +198,25 @@ export class Board {
 
   async complete(id: number, actor: Actor, result: string | null = null): Promise<Task> {
     const checked = result === null ? null : validateText('result', result, MAX_RESULT_CHARS, false);
-    return this.mutate(id, (task) => transitions.completeTask(task, actor, checked, this.timestamp()));
+    return this.writer.mutate(id, (task) => transitions.completeTask(task, actor, checked, this.timestamp()));
   }
 
   async fail(id: number, actor: Actor, reason: string): Promise<Task> {
     const checked = validateText('reason', reason, MAX_RESULT_CHARS, true);
-    return this.mutate(id, (task) => transitions.failTask(task, actor, checked, this.timestamp()));
+    return this.writer.mutate(id, (task) => transitions.failTask(task, actor, checked, this.timestamp()));
   }
 
   async cancel(id: number): Promise<Task> {
-    return this.mutate(id, (task) => transitions.cancelTask(task, this.timestamp()));
+    return this.writer.mutate(id, (task) => transitions.cancelTask(task, this.timestamp()));
   }
 
   async release(id: number, actor: Actor = {}): Promise<Task> {
-    return this.mutate(id, (task) => transitions.releaseTask(task, actor, this.timestamp()));
+    return this.writer.mutate(id, (task) => transitions.releaseTask(task, actor, this.timestamp()));
   }
 
   /** Gives a pending task without one a worktree (create_worktree). */
   async giveWorktree(id: number, spec: { readonly name?: string | undefined; readonly base: string }): Promise<Task> {
-    return this.mutate(id, (task) => {
+    return this.writer.mutate(id, (task) => {
       if (task.status !== 'pending') throw new TeamdError('INVALID_TRANSITION', `task ${id} is ${task.status}: only a pending task can get a worktree`);
       if (task.worktree) throw new TeamdError('INVALID_TRANSITION', `task ${id} already has the worktree ${task.worktree.name}`);
       return { ...task, worktree: worktreeFor(id, task.subject, spec), updatedAt: this.timestamp() };
@@ -238,7 +225,7 @@ export class Board {
 
   /** Changes a task's worktree record (its state, commit, conflicts), under the task's lock. */
   async setWorktree(id: number, change: (worktree: TaskWorktree) => TaskWorktree): Promise<Task> {
-    return this.mutate(id, (task) => {
+    return this.writer.mutate(id, (task) => {
       if (!task.worktree) throw new TeamdError('INVALID_INPUT', `task ${id} has no worktree`);
       return { ...task, worktree: worktreeSchema.parse(change(task.worktree)), updatedAt: this.timestamp() };
     });
@@ -259,76 +246,17 @@ export class Board {
           details: { id, cycle },
         });
       }
-      return this.mutate(id, (task) => transitions.updateBlockers(task, blockedBy, this.timestamp()));
+      return this.writer.mutate(id, (task) => transitions.updateBlockers(task, blockedBy, this.timestamp()));
     });
-  }
-
-  private async mutate(id: number, change: (task: Task) => Task): Promise<Task> {
-    if (!this.store.exists(id)) this.store.require(id);
-    const handle = await this.locker.acquire(this.paths.taskFile(id));
-    try {
-      return this.writeUnderLock(handle, id, change);
-    } finally {
-      await handle.release();
-    }
-  }
-
-  /**
-   * The read-check-write. Synchronous from the read to the rename so that no timer (and no
-   * lock takeover noticed by one) can run in between; the bytes are compared again just
-   * before the rename, so a write by a process that took a stale lock is never overwritten.
-   */
-  private writeUnderLock(handle: LockHandle, id: number, change: (task: Task) => Task): Task {
-    if (handle.compromised) throw lostLock(id);
-    const { task, raw } = this.store.require(id);
-    const changed = change(task);
-    // The exclusive step: only one writer of all that read this version gets to write its successor.
-    const rev = this.tokens.take(id, task.rev);
-    const next = { ...changed, rev };
-    const heldBy = holder(task);
-    const nextHolder = holder(next);
-    // The index entry exists before the task says so, and goes only once it no longer does (owner-index.ts).
-    if (nextHolder !== null) this.owners.add(nextHolder, id);
-    const unsynced = this.writeOrDrop(next, rev, () => {
-      // Defence in depth for a writer more than two versions behind, whose token was pruned.
-      if (this.store.readRaw(id) !== raw) {
-        throw new TeamdError('CONCURRENT_WRITE', `task ${id} was changed by another process while locked; retry the command`, { details: { id } });
-      }
-    });
-    if (heldBy !== null && heldBy !== nextHolder) this.owners.remove(heldBy, id);
-    this.tokens.prune(id, rev);
-    this.scanner.remember(next);
-    // A failed task is worth a look: a warning, not one more info line.
-    const line = { taskId: id, status: next.status, owner: next.owner, claim: next.claim };
-    if (next.status === 'failed') this.logger.warn({ ...line, reason: next.result }, 'task failed');
-    else this.logger.info(line, 'task updated');
-    if (unsynced !== null) throw unsynced;
-    return next;
-  }
-
-  /**
-   * Writes the task, or drops the revision token taken for it when the write did not happen. A
-   * write that happened but was not synced (errors.ts, writtenNotSynced) is returned, for the
-   * caller to finish its bookkeeping of a write that stands and then throw it.
-   */
-  private writeOrDrop(task: Task, rev: number, beforeRename?: () => void): Error | null {
-    try {
-      this.store.write(task, beforeRename);
-      return null;
-    } catch (error) {
-      if (isCommitted(error)) return error;
-      this.tokens.drop(task.id, rev);
-      throw error;
-    }
   }
 
   private claimUnderLock(handle: LockHandle, id: number, owner: string): Task | null {
     try {
-      return this.writeUnderLock(handle, id, (task) => transitions.claimTask(task, owner, assessReadiness(task, this.lookupFromDisk()), this.timestamp()));
+      return this.writer.writeUnderLock(handle, id, (task) =>
+        transitions.claimTask(task, owner, assessReadiness(task, this.lookupFromDisk()), this.timestamp()),
+      );
     } catch (error) {
-      // CONCURRENT_WRITE: two claimers took over the same stale lock at once (proper-lockfile cannot
-      // prevent that) and the other one wrote first; the task is not ours, so move on like the rest.
-      if (error instanceof TeamdError && CLAIM_NEXT_SKIPS.has(error.code)) return null;
+      if (passedOver(error)) return null;
       throw error;
     }
   }
@@ -357,25 +285,4 @@ export class Board {
   private timestamp(): string {
     return isoTime(this.now());
   }
-}
-
-function* preferred(first: readonly number[], rest: Iterable<number>): Generator<number> {
-  yield* first;
-  for (const id of rest) if (!first.includes(id)) yield id;
-}
-
-function* withoutSkipped(ids: Iterable<number>, skip: ReadonlySet<number>): Generator<number> {
-  for (const id of ids) if (!skip.has(id)) yield id;
-}
-
-/** Why `claimNext` passes over a candidate it locked and moves on to the next one. */
-const CLAIM_NEXT_SKIPS = new Set<ErrorCode>(['NOT_READY', 'TASK_CORRUPT', 'TASK_NOT_FOUND', 'CONCURRENT_WRITE']);
-
-/** Who holds the task: its owner while it is in progress. */
-function holder(task: Task): string | null {
-  return task.status === 'in_progress' ? task.owner : null;
-}
-
-function lostLock(id: number): TeamdError {
-  return new TeamdError('CONCURRENT_WRITE', `lost the lock on task ${id} before writing (the process stalled); retry the command`, { details: { id } });
 }

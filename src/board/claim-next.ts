@@ -1,4 +1,5 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { TeamdError, type ErrorCode } from '../errors.js';
 import type { FileLocker, LockHandle } from '../fs/file-lock.js';
 import type { Task } from './task.js';
 
@@ -67,4 +68,30 @@ export async function claimNext(deps: ClaimNextDeps): Promise<Task | null> {
     }
   }
   return null;
+}
+
+/** The candidates in the order a claim tries them: preferred ids (the daemon's hint) first, so a free one needs no scan; skipped ids never. */
+export function claimOrder(prefer: readonly number[], scanned: Iterable<number>, skip: ReadonlySet<number>): Iterable<number> {
+  return withoutSkipped(prefer.length > 0 ? preferred(prefer, scanned) : scanned, skip);
+}
+
+function* preferred(first: readonly number[], rest: Iterable<number>): Generator<number> {
+  yield* first;
+  for (const id of rest) if (!first.includes(id)) yield id;
+}
+
+function* withoutSkipped(ids: Iterable<number>, skip: ReadonlySet<number>): Generator<number> {
+  for (const id of ids) if (!skip.has(id)) yield id;
+}
+
+/** Why `claimNext` passes over a candidate it locked and moves on to the next one. */
+const CLAIM_NEXT_SKIPS = new Set<ErrorCode>(['NOT_READY', 'TASK_CORRUPT', 'TASK_NOT_FOUND', 'CONCURRENT_WRITE']);
+
+/**
+ * A refusal under the candidate's lock that means "not this one": taken first, invalid, not ready
+ * after all, or CONCURRENT_WRITE (two claimers took over the same stale lock at once, which
+ * proper-lockfile cannot prevent, and the other wrote first).
+ */
+export function passedOver(error: unknown): boolean {
+  return error instanceof TeamdError && CLAIM_NEXT_SKIPS.has(error.code);
 }
