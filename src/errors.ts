@@ -63,13 +63,20 @@ export function errorWithCode(error: Error): string {
 /** Codes of a disk that has no room left (space or quota): it passes once someone frees some. */
 const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT']);
 
-/** The error, or one of its causes, says the disk is full. */
-export function isDiskFull(error: unknown): boolean {
+/** The error and its causes, nearest first (at most 8: a cycle of causes ends too). */
+function* causeChain(error: unknown): Generator<Error> {
   let at: unknown = error;
   for (let depth = 0; depth < 8 && at instanceof Error; depth++) {
+    yield at;
+    at = at.cause;
+  }
+}
+
+/** The error, or one of its causes, says the disk is full. */
+export function isDiskFull(error: unknown): boolean {
+  for (const at of causeChain(error)) {
     const code = (at as NodeJS.ErrnoException).code;
     if (code !== undefined && DISK_FULL_CODES.has(code)) return true;
-    at = at.cause;
   }
   return false;
 }
@@ -89,21 +96,15 @@ export function writtenNotSynced(what: string, error: unknown): TeamdError {
 
 /** The error, or one of its causes, is a write that took effect (writtenNotSynced). */
 export function isCommitted(error: unknown): error is Error {
-  let at: unknown = error;
-  for (let depth = 0; depth < 8 && at instanceof Error; depth++) {
-    if (at instanceof TeamdError && at.details.committed === true) return true;
-    at = at.cause;
-  }
+  for (const at of causeChain(error)) if (at instanceof TeamdError && at.details.committed === true) return true;
   return false;
 }
 
 /** The first system error code (ENOSPC, EACCES...) of the error or its causes. */
 export function systemCode(error: unknown): string | undefined {
-  let at: unknown = error;
-  for (let depth = 0; depth < 8 && at instanceof Error; depth++) {
+  for (const at of causeChain(error)) {
     const code = (at as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && /^E[A-Z0-9]+$/.test(code)) return code;
-    at = at.cause;
   }
   return undefined;
 }
