@@ -147,3 +147,15 @@ export function foldSuperseded(messages: ChatMessage[]): number {
   }
   return folded;
 }
+
+/**
+ * The conversation ends with inbox messages no model turn has answered: a stop (a kill, a full
+ * disk) came between taking them in, which moved the inbox cursor past them, and the reply. Only
+ * messages: a turn that ends in tool results belongs to a task, which is resumed as a task or not
+ * at all (another teammate may hold it now).
+ */
+export function endsWithUnansweredMessages(messages: readonly ChatMessage[]): boolean {
+  const last = messages.at(-1);
+  if (last?.role !== 'user' || last.content.length === 0) return false;
+  return last.content.every((block) => block.type === 'text' && parseDirective(block.text)?.kind === 'message');
+}

@@ -1,5 +1,5 @@
 import { Compactor } from '../agent/compactor.js';
-import { appendUser, estimateTokens, foldSuperseded } from '../agent/conversation.js';
+import { appendUser, endsWithUnansweredMessages, estimateTokens, foldSuperseded } from '../agent/conversation.js';
 import { currentTaskDirective, releasedDirective, remindDirective, resumeDirective, taskDirective, worktreeDirective } from '../agent/directives.js';
 import { runAgent, type AgentEvent } from '../agent/loop.js';
 import { identityDirective } from '../agent/system-prompt.js';
@@ -144,6 +144,8 @@ export class TeammateRuntime {
     let recheck = false;
     // Spent before this start (a restart, a wake): it stops again, without telling the lead twice.
     await this.budgetReached(this.budget.check(this.deps.session.messages), null);
+    // Messages taken in before a stop and never answered: the inbox will not bring them again.
+    this.answerPending = endsWithUnansweredMessages(this.deps.session.messages);
     while (!this.stopper.signal.aborted) {
       if (this.budget.stopped) {
         link.send({ type: 'budget', reason: budgetReason(this.budget.stopped) });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { appendUser, isWellFormed, repairConversation } from '../../src/agent/conversation.js';
-import type { ChatMessage } from '../../src/model/model-client.js';
+import { appendUser, endsWithUnansweredMessages, isWellFormed, repairConversation } from '../../src/agent/conversation.js';
+import type { ChatMessage, TextBlock } from '../../src/model/model-client.js';
 import { text, use } from '../helpers/fake-model.js';
 
 const result = (id: string, content = 'ok') => ({ type: 'tool_result' as const, tool_use_id: id, content });
@@ -82,5 +82,22 @@ describe('foldSuperseded', () => {
     expect(messages[2]!.content[0]).toMatchObject({ content: [text('output\nmore'), text('[teamd:message from=bob type=message] (done)')] });
     expect(messages[3]!.content).toEqual([text('done\nreally')]);
     expect(messages[4]!.content).toEqual([text('[teamd:summary]\nEarlier conversation, summarized:\nS')]);
+  });
+});
+
+describe('endsWithUnansweredMessages', () => {
+  const message = (content: string): TextBlock => ({
+    type: 'text',
+    text: `[teamd:message from=lead type=message]\nMessage from lead:\n${content}`,
+  });
+
+  it('is true only for a conversation that ends in inbox messages alone: not an answer, a directive or tool results', () => {
+    const asked: ChatMessage[] = [{ role: 'user', content: [message('hello'), message('again')] }];
+    const answered: ChatMessage[] = [...asked, { role: 'assistant', content: [{ type: 'text', text: 'hi' }] }];
+    const directive: ChatMessage[] = [{ role: 'user', content: [{ type: 'text', text: '[teamd:task id=3]\nDo it' }] }];
+    const midTask: ChatMessage[] = [
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'ok' }, message('hello')] }] },
+    ];
+    expect([asked, answered, directive, midTask, []].map(endsWithUnansweredMessages)).toEqual([true, false, false, false, false]);
   });
 });

@@ -120,6 +120,34 @@ describe('a team on the offline model (real daemon, forked teammates, real SDK o
     expect(fs.readFileSync(path.join(ws, 'careful.txt'), 'utf8')).toBe('done\n');
   });
 
+  it('a message taken in just before the teammate is killed -9 is answered after its restart', async () => {
+    const { dir } = workspace();
+    const paths = statePaths(dir);
+    const daemon = await startDaemon(dir);
+    await spawn(dir, 'alice');
+    await waitFor(() => member(dir, 'alice')?.status === 'idle', 'alice idle');
+    // The offline model answers from inside the daemon: stopped, it holds alice's call after she took the message in.
+    process.kill(daemon.pid, 'SIGSTOP');
+    try {
+      const sent = await runTeamd(['send', 'alice', 'are you there?', '--dir', dir]);
+      expect(sent.code, sent.stderr).toBe(0);
+      const inboxSize = fs.statSync(paths.inboxFile('alice')).size;
+      // Taken in: in her session (synced), and her cursor past it, so her inbox will not bring it again.
+      await waitFor(
+        () =>
+          fs.existsSync(paths.cursorFile('alice')) &&
+          (JSON.parse(fs.readFileSync(paths.cursorFile('alice'), 'utf8')) as { offset: number }).offset === inboxSize,
+        'alice took the message in',
+      );
+      process.kill(member(dir, 'alice')!.pid!, 'SIGKILL');
+    } finally {
+      process.kill(daemon.pid, 'SIGCONT');
+    }
+    const reply = await waitFor(() => lead(dir).find((m) => m.from === 'alice' && m.type === 'message'), 'a reply from the restarted alice', 20_000);
+    expect(reply.content).toBe('Got it: are you there?');
+    expect(member(dir, 'alice')?.restarts).toBe(1);
+  });
+
   it('a teammate killed -9 mid-task is restarted and the task still gets done, once', async () => {
     const { ws, dir } = workspace();
     const { board } = openBoard(dir);
