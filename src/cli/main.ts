@@ -121,42 +121,46 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
 }
 
 /**
- * What to do about the system errors a person can act on, and whether trying again then helps
- * (a full disk does; a permission does not without a change of user).
+ * The system errors a person can act on: what it means, what to do, and whether trying again
+ * then helps (a full disk does; a permission does not without a change of user).
  */
-const SYSTEM_HINTS: Readonly<Record<string, { readonly fix: string; readonly retry: boolean }>> = {
-  ENOSPC: { fix: 'the disk is full: free some space', retry: true },
-  EDQUOT: { fix: 'the disk quota is used up: free some space', retry: true },
-  EROFS: { fix: 'the file system is read-only: remount it read-write', retry: true },
-  EACCES: { fix: 'permission denied: run teamd as the user who owns the state folder', retry: false },
-  EPERM: { fix: 'operation not permitted: run teamd as the user who owns the state folder', retry: false },
-  EMFILE: { fix: 'too many open files: raise the limit (ulimit -n)', retry: true },
-  EIO: { fix: 'an I/O error from the disk: check it (dmesg)', retry: true },
+const SYSTEM_HINTS: Readonly<Record<string, { readonly what: string; readonly fix: string; readonly retry: boolean }>> = {
+  ENOSPC: { what: 'the disk is full', fix: 'free some space', retry: true },
+  EDQUOT: { what: 'the disk quota is used up', fix: 'free some space', retry: true },
+  EROFS: { what: 'the file system is read-only', fix: 'remount it read-write', retry: true },
+  EACCES: { what: 'permission denied', fix: 'run teamd as the user who owns the state folder', retry: false },
+  EPERM: { what: 'operation not permitted', fix: 'run teamd as the user who owns the state folder', retry: false },
+  EMFILE: { what: 'too many open files', fix: 'raise the limit (ulimit -n)', retry: true },
+  EIO: { what: 'an I/O error from the disk', fix: 'check it (dmesg)', retry: true },
 };
 
 /** Codes of a write refused outright (no room, read-only): what was refused did not happen. */
 const REFUSED_WRITES = new Set(['ENOSPC', 'EDQUOT', 'EROFS']);
 
 /**
- * Our own error's words, and what to do when a system error lies beneath it (a task that could
- * not be written because the disk is full). "Retry" only when nothing took effect: a write that
- * stands but was not synced (errors.ts, writtenNotSynced) says so itself.
+ * What to do about a system error, unless there is no advice or `said` already gives it. "Retry"
+ * only where trying again helps and nothing took effect; "nothing was changed" only where the
+ * error itself proves it: a bare refused write (a write that stands says so in an error of ours,
+ * errors.ts, writtenNotSynced).
  */
+function advice(code: string | undefined, tookEffect: 'no' | 'maybe' | 'yes', said = ''): string | undefined {
+  const hint = code === undefined ? undefined : SYSTEM_HINTS[code];
+  if (hint === undefined || said.includes(hint.fix)) return undefined;
+  const fix = `${hint.what}: ${hint.fix}`;
+  if (!hint.retry || tookEffect === 'yes') return fix;
+  return tookEffect === 'no' && REFUSED_WRITES.has(code!) ? `${fix} and retry; nothing was changed` : `${fix} and retry`;
+}
+
+/** Our own error's words, and what to do when a system error lies beneath it (a task that could not be written because the disk is full). */
 function describeTeamdError(error: TeamdError): string {
-  const code = systemCode(error.cause);
-  const hint = code ? SYSTEM_HINTS[code] : undefined;
-  if (hint === undefined || error.message.includes(hint.fix)) return error.message;
-  return `${error.message} (${hint.retry && !isCommitted(error) ? `${hint.fix} and retry` : hint.fix})`;
+  const hint = advice(systemCode(error.cause), isCommitted(error) ? 'yes' : 'maybe', error.message);
+  return hint === undefined ? error.message : `${error.message} (${hint})`;
 }
 
 /** One line, never a stack trace: what failed, and for a system error, what to do about it. */
 function describeUnexpected(error: unknown): string {
   if (!(error instanceof Error)) return `unexpected error: ${String(error)}`;
-  const code = (error as NodeJS.ErrnoException).code;
-  const hint = code ? SYSTEM_HINTS[code] : undefined;
+  const hint = advice((error as NodeJS.ErrnoException).code, 'no');
   const message = error.message.split('\n')[0] ?? '';
-  if (hint === undefined) return `unexpected error: ${message} (details in the logs: teamd logs)`;
-  // A bare system error comes from a step before any write took effect: a write that stands
-  // reports a failure after it as an error of ours (errors.ts, writtenNotSynced) or not at all.
-  return `${message} (${hint.retry ? `${hint.fix} and retry${REFUSED_WRITES.has(code ?? '') ? '; nothing was changed' : ''}` : hint.fix})`;
+  return hint === undefined ? `unexpected error: ${message} (details in the logs: teamd logs)` : `${message} (${hint})`;
 }

@@ -15,7 +15,7 @@ export function appendRecordSync(file: string, record: string, options: { durabl
   try {
     const size = fs.fstatSync(fd).size;
     let data = Buffer.from(record, 'utf8');
-    if (size > 0 && !endsWithNewline(fd, size)) data = Buffer.concat([Buffer.from('\n'), data]);
+    if (endsTorn(fd, size)) data = Buffer.concat([Buffer.from('\n'), data]);
     const written = fs.writeSync(fd, data);
     if (written !== data.length) {
       throw new TeamdError('IO', `short write to ${file}: ${written} of ${data.length} bytes (disk full?); the next append repairs the tail`);
@@ -33,6 +33,11 @@ function syncAppended(fd: number, file: string): void {
   } catch (error) {
     throw writtenNotSynced(`a record appended to ${file}`, error);
   }
+}
+
+/** An open file of `size` bytes ends in part of a record: a writer died, or the disk cut it short, mid-record. */
+export function endsTorn(fd: number, size: number = fs.fstatSync(fd).size): boolean {
+  return size > 0 && !endsWithNewline(fd, size);
 }
 
 function endsWithNewline(fd: number, size: number): boolean {

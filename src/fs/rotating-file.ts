@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { endsTorn } from './append-record.js';
 import { openRegular } from './open-regular.js';
 
 export interface Rotation {
@@ -71,15 +72,6 @@ export class RotatingFile {
     this.fd = openRegular(this.file, 'read-append');
     this.torn = endsTorn(this.fd);
   }
-}
-
-/** The open file is not empty and does not end in a newline. */
-function endsTorn(fd: number): boolean {
-  const size = fs.fstatSync(fd).size;
-  if (size === 0) return false;
-  const last = Buffer.alloc(1);
-  fs.readSync(fd, last, 0, 1, size - 1);
-  return last[0] !== 0x0a;
 }
 
 function renameIfPresent(from: string, to: string): void {
