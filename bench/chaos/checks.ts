@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { StatePaths } from '../../src/paths.js';
 import { readInboxFrom } from '../../src/inbox/inbox-file.js';
 import { readConfig } from '../../src/roster/roster.js';
+import { parseSession } from '../../src/teammate/session-store.js';
 import { stateFolders } from '../../src/paths.js';
 
 /** One invariant of DESIGN §5, checked over what the run left on disk and in the process table. */
@@ -31,11 +32,9 @@ export function claimsByTask(paths: StatePaths): Map<string, Set<string>> {
   return owners;
 }
 
-/** Ids each teammate has in its conversation (the session header's handled list), with duplicates counted. */
+/** Ids each teammate has in its conversation (the session's handled list: its header and the records appended since), with duplicates counted. */
 export function handledIds(paths: StatePaths, name: string): { ids: Set<string>; duplicates: number } {
-  const raw = fs.readFileSync(paths.sessionFile(name), 'utf8');
-  const header = JSON.parse(raw.split('\n')[0] ?? '{}') as { handled?: string[] };
-  const handled = header.handled ?? [];
+  const { handled } = parseSession(fs.readFileSync(paths.sessionFile(name), 'utf8'));
   return { ids: new Set(handled), duplicates: handled.length - new Set(handled).size };
 }
 

@@ -70,8 +70,12 @@ export function classifySdkError(A: SdkClass, error: unknown, model: string): Mo
   if (error instanceof A.AuthenticationError)
     return as('auth', `the API key was refused (401: ${message}); check ANTHROPIC_API_KEY, then teamd spawn the teammate again`);
   if (error instanceof A.PermissionDeniedError) return as('permission', `the API key may not use ${model} (403: ${message})`);
-  if (error instanceof A.NotFoundError)
+  if (error instanceof A.NotFoundError) {
+    // A 404 without the API's error body is a wrong address, not an unknown model.
+    if (error.type !== 'not_found_error')
+      return as('model_not_found', `the model API's address answered 404 without the API's error (${message}); check ANTHROPIC_BASE_URL`);
     return as('model_not_found', `unknown model ${model} (404: ${message}); teamd spawn it again with --model and a current model id`);
+  }
   if (error instanceof A.RateLimitError) return as('rate_limited', `rate limited by the model API after retries (429: ${message})`);
   if (error instanceof A.InternalServerError) {
     const kind = error.status === 529 ? 'overloaded' : 'server';

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
@@ -12,9 +13,31 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
 
 const servers: OfflineModelServer[] = [];
+const gateways: http.Server[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
+  await Promise.all(gateways.splice(0).map((g) => new Promise((resolve) => g.close(resolve))));
 });
+
+/** A gateway in front of the API that passes POST /v1/messages on and answers anything else with a bare 404, as many proxies do. */
+async function messagesOnlyGateway(api: string): Promise<string> {
+  const target = new URL(api);
+  const gateway = http.createServer((req, res) => {
+    if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+      return;
+    }
+    const upstream = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  gateways.push(gateway);
+  await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(gateway.address() as { port: number }).port}`;
+}
 
 /**
  * The path a real model takes — ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, a real model id — against
@@ -46,6 +69,16 @@ describe('a real model id through ANTHROPIC_BASE_URL (the stand-in as the API)',
     const accepted = await runTeamd(['spawn', 'alice', 'coder', '--model', 'claude-sonnet-5-5', '--dir', dir]);
     expect(accepted.code, accepted.stderr).toBe(0);
     await waitFor(() => board.get(1).status === 'completed', 'the task done by the real-model path');
+  });
+
+  it('behind a gateway without the models route (a bare 404), teamd spawn goes ahead and the teammate works', async () => {
+    const { dir, board, env } = await apiStandIn();
+    await board.add({ subject: 'x', description: '```sh\necho hi\n```' });
+    await startDaemon(dir, { env: { ...env, ANTHROPIC_BASE_URL: await messagesOnlyGateway(env.ANTHROPIC_BASE_URL) } });
+    const accepted = await runTeamd(['spawn', 'alice', 'coder', '--model', 'claude-sonnet-5-5', '--dir', dir]);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    await waitFor(() => board.get(1).status === 'completed', 'the task done through the gateway');
+    expect(fs.readFileSync(statePaths(dir).logFile('daemon'), 'utf8')).toContain('the API has no models route');
   });
 
   it('teamd spawn refuses when the API refuses the key', async () => {
