@@ -159,3 +159,12 @@ export function endsWithUnansweredMessages(messages: readonly ChatMessage[]): bo
   if (last?.role !== 'user' || last.content.length === 0) return false;
   return last.content.every((block) => block.type === 'text' && parseDirective(block.text)?.kind === 'message');
 }
+
+/** What the model said last: the text of the last assistant message, or '' (for telling someone where it stopped). */
+export function lastSaid(messages: readonly ChatMessage[]): string {
+  const last = messages.findLast((message) => message.role === 'assistant');
+  return (last?.content ?? [])
+    .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+    .join('\n')
+    .trim();
+}

@@ -22,6 +22,8 @@ export type Directive =
   | { readonly kind: 'continue' }
   /** The model ended its turn while it still owned the task: finish it. */
   | { readonly kind: 'remind'; readonly id: number }
+  /** The lead agent ended its turn with the person's goal open and nothing under way for it: carry on, or report. */
+  | { readonly kind: 'stalled'; readonly goal: string }
   /** The task went back to the board: the teammate no longer owns it. */
   | { readonly kind: 'released'; readonly id: number }
   | { readonly kind: 'summary' }
@@ -71,6 +73,8 @@ export function parseDirective(text: string): Directive | null {
       return { kind: 'remind', id: Number(attrs.task) };
     case 'released':
       return { kind: 'released', id: Number(attrs.task) };
+    case 'stalled':
+      return { kind: 'stalled', goal: attrs.goal ?? '?' };
     case 'summary':
       return { kind: 'summary' };
     case 'summarize':
@@ -134,6 +138,10 @@ export function planDirective(approve: boolean, feedback: string): string {
 
 export function remindDirective(task: Pick<Task, 'id' | 'subject'>, attempt: number, limit: number): string {
   return `[teamd:remind task=${task.id}]\nYou ended your turn, but you still own task ${task.id}: ${task.subject}. Finish it now: call complete_task with a short result, or fail_task with the reason it cannot be done. (Reminder ${attempt} of ${limit}; after that the task goes back to the board.)`;
+}
+
+export function stalledDirective(goal: string, why: string, attempt: number, limit: number): string {
+  return `[teamd:stalled goal=${goal}]\nYou ended your turn, but the person's goal (goal=${goal}) is not done and nothing is under way for it: ${why}. Carry on now (spawn_teammate, create_task), or, if it is done or cannot be done, call report with final: true and goal: "${goal}". (Reminder ${attempt} of ${limit}; after that teamd tells the person you stopped.)`;
 }
 
 export function releasedDirective(task: Pick<Task, 'id' | 'subject'>, why: string): string {

@@ -66,7 +66,7 @@ export class RuntimeHooks {
 
   /** A tool claimed, completed or failed a task: told to the hooks without holding up the work. */
   taskEvent(effect: ToolEffect): void {
-    if (!this.events || effect.kind === 'idle' || effect.kind === 'todos') return;
+    if (!this.events || effect.kind === 'idle' || effect.kind === 'todos' || effect.kind === 'reported') return;
     const event = effect.kind === 'task-claimed' ? 'TaskClaimed' : effect.kind === 'task-completed' ? 'TaskCompleted' : 'TaskFailed';
     this.idleSaid = false;
     this.events.run(event, { task_id: effect.id }).catch((error: unknown) => this.logger.warn({ err: error, event }, 'hook could not run'));

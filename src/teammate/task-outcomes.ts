@@ -3,13 +3,14 @@ import type { Task } from '../board/task.js';
 import type { MailStore } from '../store/mail-store.js';
 import type { Logger } from '../logger.js';
 import { describeModelError } from '../model/model-client.js';
-import { LEAD } from '../roster/roster.js';
 
-/** What a teammate does to the board and tells the lead when a unit of work ends a certain way. */
+/** What a teammate does to the board and tells the lead (the lead agent: the person) when a unit of work ends a certain way. */
 export class TaskOutcomes {
   constructor(
     private readonly deps: {
       readonly name: string;
+      /** Who hears the notices: the lead (the lead agent's go to the person). */
+      readonly tellTo: string;
       readonly board: TaskBoard;
       readonly mailbox: MailStore;
       readonly logger: Logger;
@@ -114,6 +115,6 @@ export class TaskOutcomes {
   }
 
   private async tell(type: 'message' | 'task_completed' | 'task_failed', content: string, taskId?: number): Promise<void> {
-    await this.deps.mailbox.send({ from: this.deps.name, to: LEAD, type, content, ...(taskId === undefined ? {} : { extra: { taskId } }) });
+    await this.deps.mailbox.send({ from: this.deps.name, to: this.deps.tellTo, type, content, ...(taskId === undefined ? {} : { extra: { taskId } }) });
   }
 }

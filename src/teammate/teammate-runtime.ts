@@ -1,6 +1,14 @@
 import { Compactor } from '../agent/compactor.js';
-import { appendUser, endsWithUnansweredMessages, estimateTokens, foldSuperseded } from '../agent/conversation.js';
-import { currentTaskDirective, releasedDirective, remindDirective, resumeDirective, taskDirective, worktreeDirective } from '../agent/directives.js';
+import { appendUser, endsWithUnansweredMessages, estimateTokens, foldSuperseded, lastSaid } from '../agent/conversation.js';
+import {
+  currentTaskDirective,
+  releasedDirective,
+  remindDirective,
+  resumeDirective,
+  stalledDirective,
+  taskDirective,
+  worktreeDirective,
+} from '../agent/directives.js';
 import { runAgent, type AgentEvent } from '../agent/loop.js';
 import { identityDirective } from '../agent/system-prompt.js';
 import type { Task } from '../board/task.js';
@@ -12,6 +20,7 @@ import type { ToolContext, ToolEffect } from '../tools/tool.js';
 import { waitForWork } from './idle-wait.js';
 import { nextBackoff, type ModelBackoff } from './model-backoff.js';
 import { TaskOutcomes } from './task-outcomes.js';
+import { decideForGoal, LeadGoal } from './lead-goal.js';
 import { BudgetGuard, budgetReason, type BudgetVerdict } from './token-budget.js';
 import { InboxIntake } from './inbox-intake.js';
 import { PlanGate } from './plan-gate.js';
@@ -22,6 +31,7 @@ import { NextTask } from './next-task.js';
 import { RuntimeHooks } from './runtime-hooks.js';
 import { TaskInHand } from './task-in-hand.js';
 import { statePaths } from '../paths.js';
+import { LEAD, USER } from '../roster/roster.js';
 import { JobIntake } from './job-intake.js';
 import { assembleSystemPrompt } from './prompt-assembler.js';
 import { SubagentRunner } from './subagent.js';
@@ -53,6 +63,10 @@ export class TeammateRuntime {
   /** Messages are in the conversation that the model has not answered yet (a call failed). */
   private answerPending = false;
   private unusable: string | null = null;
+  /** The lead agent's view of the goal being run; null for a teammate. */
+  private readonly goal: LeadGoal | null;
+  /** The lead reported to the person (not final) in the current stretch of work. */
+  private reportedToPerson = false;
   private readonly status: StatusReport;
   /** Inside a unit of work (the model or a tool is running). */
   private busy = false;
@@ -117,7 +131,19 @@ export class TeammateRuntime {
       shouldStop: () => this.stopper.signal.aborted,
     });
     this.system = assembleSystemPrompt(deps.identity, deps.knowledge);
-    this.outcomes = new TaskOutcomes({ name: deps.identity.name, board: deps.board, mailbox: deps.mailbox, logger: deps.logger, claims: this.hand.claims });
+    this.outcomes = new TaskOutcomes({
+      name: deps.identity.name,
+      // The lead agent's own notices (refused, stopped) are for the person, not for itself.
+      tellTo: deps.lead ? USER : LEAD,
+      board: deps.board,
+      mailbox: deps.mailbox,
+      logger: deps.logger,
+      claims: this.hand.claims,
+    });
+    const lead = deps.lead;
+    this.goal = lead
+      ? new LeadGoal({ paths: statePaths(deps.stateDir), board: deps.board, mailbox: deps.mailbox, members: () => lead.members(), logger: deps.logger })
+      : null;
     this.compactor = new Compactor({
       model: deps.model,
       thresholdTokens: deps.compactThresholdTokens,
@@ -242,11 +268,15 @@ export class TeammateRuntime {
     this.report(this.busy ? 'working' : 'idle');
   }
 
-  /** Works on what is in the conversation; a model that ends its turn with its task open is reminded, then gives it back. */
+  /**
+   * Works on what is in the conversation; a model that ends its turn with its task open is
+   * reminded, then gives it back. The lead agent is reminded of a stalled goal the same way (lead-goal.ts).
+   */
   private async work(): Promise<void> {
     this.wakes.working();
     this.deps.heap?.working();
-    for (let reminders = 0; ; reminders++) {
+    this.reportedToPerson = false;
+    for (let reminders = 0, goalReminders = 0; ; reminders++) {
       const end = await this.runUnit();
       // A Stop hook that exits 2 sends the model back to work with its feedback (a bounded number of times).
       if (end.kind === 'turn_end' && end.reason === 'end_turn' && (await this.hooks.stopContinues())) {
@@ -260,7 +290,17 @@ export class TeammateRuntime {
         appendUser(this.deps.session.messages, [{ type: 'text', text: remindDirective(task, reminders + 1, MAX_REMINDERS) }]);
         continue;
       }
-      return this.carryOut(after, task);
+      await this.carryOut(after, task);
+      if (!this.goal) return;
+      const goal = await this.goal.view();
+      const next = decideForGoal(after, end, goal, { reminders: goalReminders, reported: this.reportedToPerson });
+      if (next.action === 'remind' && goal) {
+        goalReminders++;
+        appendUser(this.deps.session.messages, [{ type: 'text', text: stalledDirective(goal.id, goal.stalled ?? '', goalReminders, MAX_REMINDERS) }]);
+        continue;
+      }
+      if (next.action === 'give-up' && goal) await this.goal.giveUp(goal, next.why, lastSaid(this.deps.session.messages));
+      return;
     }
   }
 
@@ -382,6 +422,10 @@ export class TeammateRuntime {
         if (this.currentTask?.id === effect.id) this.endTask();
         return;
       case 'idle':
+        return;
+      case 'reported':
+        // A question or progress for the person: the lead waits for their answer, it is not stalled.
+        if (!effect.final) this.reportedToPerson = true;
         return;
       case 'todos':
         this.todos.written(effect.items);

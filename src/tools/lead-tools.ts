@@ -121,5 +121,8 @@ export const reportTool = defineTool({
     goal: z.string().min(1).max(128).optional(),
   }),
   needsApprovedPlan: false,
-  run: (input, ctx) => lead(ctx, (powers) => powers.report(input.content, input.final, input.goal)),
+  run: async (input, ctx) => {
+    const result = await lead(ctx, (powers) => powers.report(input.content, input.final, input.goal));
+    return result.isError ? result : { ...result, effect: { kind: 'reported', final: input.final } };
+  },
 });

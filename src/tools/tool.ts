@@ -14,6 +14,8 @@ export type ToolEffect =
   | { readonly kind: 'task-completed'; readonly id: number }
   | { readonly kind: 'task-failed'; readonly id: number }
   | { readonly kind: 'idle' }
+  /** report: the lead told the person how the goal goes (final: its report on the goal). */
+  | { readonly kind: 'reported'; readonly final: boolean }
   /** todo_write: the teammate's plan for its current task. */
   | { readonly kind: 'todos'; readonly items: readonly TodoItem[] };
 

@@ -134,6 +134,41 @@ describe('teamd run', () => {
     expect(member(dir, 'lead')!.restarts).toBeGreaterThanOrEqual(1);
   });
 
+  it('a lead that ends its turn with words alone is reminded that the goal is open, and goes on: exit 0', async () => {
+    const { dir, paths } = await workspace();
+    fs.writeFileSync(path.join(dir, 'offline-script.json'), JSON.stringify({ lead: [{ stopReason: 'end_turn', text: 'Sure, I will get right on it.' }] }));
+    const plan = { team: [{ name: 'alice', role: 'coder' }], tasks: [{ id: 'a', subject: 'write a', sh: 'echo A' }] };
+    const result = await startRun(dir, goal('Just a.', plan)).done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Goal done: all 1 tasks completed.');
+    const session = fs.readFileSync(paths.sessionFile('lead'), 'utf8');
+    expect(session.match(/\[teamd:stalled goal=/g)).toHaveLength(1);
+  });
+
+  it('a lead that keeps ending its turn with nothing under way: two reminders, then the person is told and run exits 1', async () => {
+    const { dir, paths, board } = await workspace();
+    fs.writeFileSync(path.join(dir, 'offline-script.json'), JSON.stringify({ lead: [{ stopReason: 'end_turn', text: 'Thinking about it.', times: 3 }] }));
+    const result = await startRun(dir, goal('Never started.', { tasks: [{ id: 'a', subject: 'a', sh: 'echo A' }] })).done;
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(
+      'The lead reports:\nI stopped working on the goal without finishing it: I ended my turn 3 times with nothing under way for it (no task has been created for it). My last words were: "Thinking about it."',
+    );
+    expect(result.stderr).toBe('teamd: the goal is not done: the lead created no task\n');
+    expect(board.list().tasks).toEqual([]);
+    expect(fs.readFileSync(paths.sessionFile('lead'), 'utf8').match(/\[teamd:stalled goal=/g)).toHaveLength(2);
+  });
+
+  it("a lead whose model refuses the goal: the person gets the refusal (not the lead's own inbox) and run exits 1", async () => {
+    const { dir, paths } = await workspace();
+    fs.writeFileSync(path.join(dir, 'offline-script.json'), JSON.stringify({ lead: [{ stopReason: 'refusal', text: 'I cannot help with that.' }] }));
+    const result = await startRun(dir, goal('Refused.', { tasks: [{ id: 'a', subject: 'a', sh: 'echo A' }] })).done;
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('lead: I could not answer: the model refused: I cannot help with that.');
+    expect(result.stdout).toContain('The lead reports:\nI stopped working on the goal without finishing it: the model refused: I cannot help with that.');
+    const toLead = readInboxFrom(paths.inboxFile('lead'), 0).messages.map((m) => m.message);
+    expect(toLead.filter((m) => m.from === 'lead')).toEqual([]);
+  });
+
   it('refuses an empty goal, a malformed plan (nothing created) and a second goal while one runs; Ctrl-C detaches and --attach follows again', async () => {
     const { ws, dir, board, paths } = await workspace();
     const empty = await runTeamd(['run', '  ', '--dir', dir]);

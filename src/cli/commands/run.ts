@@ -9,7 +9,7 @@ import { LEAD, teammateNameSchema, USER, roleSchema } from '../../roster/roster.
 import { firstLine } from '../../text.js';
 import { openTeamBell } from '../../store/team-bell.js';
 import { TaskChanges } from '../task-changes.js';
-import type { Task } from '../../board/task.js';
+import { goalTasks, settled } from '../../lead/goal-tasks.js';
 import { openContext, type CommandContext } from '../context.js';
 import { startDetachedDaemon } from '../daemon-process.js';
 import { untilInterrupted } from '../interrupt.js';
@@ -141,15 +141,6 @@ export async function follow(io: Io, { paths, board, mailbox, store, logger }: C
         ? 'the goal is not done: the lead created no task'
         : `the goal is not done: ${notDone.map((task) => `task ${task.id} ${task.status}`).join(', ')}`,
     );
-}
-
-/** The tasks the lead created for this goal: created by the lead since it was given. */
-function goalTasks(tasks: readonly Task[], record: RunRecord): Task[] {
-  return tasks.filter((task) => task.createdBy === LEAD && task.createdAt >= record.startedAt);
-}
-
-function settled(task: Task & { stuck?: unknown }): boolean {
-  return task.status === 'completed' || task.status === 'failed' || task.status === 'cancelled' || Boolean(task.stuck);
 }
 
 function parseTeam(raw: string): { name: string; role: string }[] {
