@@ -1,3 +1,6 @@
+import { lastSaid } from '../agent/conversation.js';
+import { stalledDirective } from '../agent/directives.js';
+import type { ChatMessage } from '../model/model-client.js';
 import { goalTasks, settled } from '../lead/goal-tasks.js';
 import { isFinalReportOf, readRunRecord } from '../lead/run-record.js';
 import type { Logger } from '../logger.js';
@@ -92,6 +95,16 @@ export class LeadGoal {
       this.deps.logger.warn({ err: error }, 'could not read the goal being run; the lead is not reminded of it');
       return null;
     }
+  }
+
+  /** After a unit of work: the stalled-goal reminder to give (the caller appends it and works on), or null, having told the person if the lead gave up. */
+  async afterUnit(after: AfterUnit, end: UnitEnd, turn: LeadTurn, messages: readonly ChatMessage[]): Promise<string | null> {
+    const goal = await this.view();
+    const next = decideForGoal(after, end, goal, turn);
+    if (!goal || next.action === 'none') return null;
+    if (next.action === 'remind') return stalledDirective(goal.id, goal.stalled ?? '', turn.reminders + 1, MAX_REMINDERS);
+    await this.giveUp(goal, next.why, lastSaid(messages));
+    return null;
   }
 
   /** The person hears that the lead stopped on the goal: a final report on its behalf, so `teamd run` ends (not done). */

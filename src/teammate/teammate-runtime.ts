@@ -1,14 +1,6 @@
 import { Compactor } from '../agent/compactor.js';
-import { appendUser, endsWithUnansweredMessages, estimateTokens, foldSuperseded, lastSaid } from '../agent/conversation.js';
-import {
-  currentTaskDirective,
-  releasedDirective,
-  remindDirective,
-  resumeDirective,
-  stalledDirective,
-  taskDirective,
-  worktreeDirective,
-} from '../agent/directives.js';
+import { appendUser, endsWithUnansweredMessages, estimateTokens, foldSuperseded } from '../agent/conversation.js';
+import { currentTaskDirective, releasedDirective, remindDirective, resumeDirective, taskDirective, worktreeDirective } from '../agent/directives.js';
 import { runAgent, type AgentEvent } from '../agent/loop.js';
 import { identityDirective } from '../agent/system-prompt.js';
 import type { Task } from '../board/task.js';
@@ -20,7 +12,7 @@ import type { ToolContext, ToolEffect } from '../tools/tool.js';
 import { waitForWork } from './idle-wait.js';
 import { nextBackoff, type ModelBackoff } from './model-backoff.js';
 import { TaskOutcomes } from './task-outcomes.js';
-import { decideForGoal, LeadGoal } from './lead-goal.js';
+import { LeadGoal } from './lead-goal.js';
 import { BudgetGuard, budgetReason, type BudgetVerdict } from './token-budget.js';
 import { InboxIntake } from './inbox-intake.js';
 import { PlanGate } from './plan-gate.js';
@@ -291,16 +283,10 @@ export class TeammateRuntime {
         continue;
       }
       await this.carryOut(after, task);
-      if (!this.goal) return;
-      const goal = await this.goal.view();
-      const next = decideForGoal(after, end, goal, { reminders: goalReminders, reported: this.reportedToPerson });
-      if (next.action === 'remind' && goal) {
-        goalReminders++;
-        appendUser(this.deps.session.messages, [{ type: 'text', text: stalledDirective(goal.id, goal.stalled ?? '', goalReminders, MAX_REMINDERS) }]);
-        continue;
-      }
-      if (next.action === 'give-up' && goal) await this.goal.giveUp(goal, next.why, lastSaid(this.deps.session.messages));
-      return;
+      const nudge = await this.goal?.afterUnit(after, end, { reminders: goalReminders, reported: this.reportedToPerson }, this.deps.session.messages);
+      if (!nudge) return;
+      goalReminders++;
+      appendUser(this.deps.session.messages, [{ type: 'text', text: nudge }]);
     }
   }
 
