@@ -10,6 +10,7 @@ import { createLogger, type Logger } from '../logger.js';
 import { createAnthropicClient } from '../model/model-client.js';
 import { statePaths } from '../paths.js';
 import { LEAD, LEAD_ROLE, readConfig } from '../roster/roster.js';
+import { LastGoodRoster } from '../roster/last-good-roster.js';
 import { ALL_TOOLS, LEAD_TOOLS } from '../tools/registry.js';
 import { leadPowers } from './lead-powers.js';
 import { Doorbell } from '../watch/doorbell.js';
@@ -65,6 +66,7 @@ export async function runWorker({
   const link: DaemonLink = processDaemonLink(proc);
   const member = config.members.find((m) => m.name === args.name);
   if (!member) throw new TeamdError('UNKNOWN_MEMBER', `${args.name} is not on the roster ${paths.config}`);
+  const roster = new LastGoodRoster(paths.config, config, logger);
   const modelName = member.model ?? config.settings.model;
   const model =
     modelName === 'offline'
@@ -224,7 +226,7 @@ export async function runWorker({
     compactThresholdTokens: config.settings.compactThresholdTokens,
     budget: () => {
       // Read afresh: the person may raise either budget while the teammate runs.
-      const now = readConfig(paths.config);
+      const now = roster.read();
       const others = now.members.filter((m) => m.name !== args.name).reduce((sum, m) => sum + (m.usage ? spentTokens(m.usage) : 0), 0);
       return { member: now.members.find((m) => m.name === args.name)?.budgetTokens, team: now.settings.teamBudgetTokens, othersSpent: others };
     },

@@ -1,21 +1,14 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { OfflineModelServer } from '../../src/model/offline/server.js';
-import { OfflineScript, type ScriptStep } from '../../src/model/offline/script.js';
 import { statePaths } from '../../src/paths.js';
-import { openBoard } from '../helpers/board.js';
+import { apiStandIn } from '../helpers/api-stand-in.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { runTeamd } from '../helpers/processes.js';
-import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
 
-const servers: OfflineModelServer[] = [];
 const gateways: http.Server[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
   await Promise.all(gateways.splice(0).map((g) => new Promise((resolve) => g.close(resolve))));
 });
 
@@ -37,21 +30,6 @@ async function messagesOnlyGateway(api: string): Promise<string> {
   gateways.push(gateway);
   await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(gateway.address() as { port: number }).port}`;
-}
-
-/**
- * The path a real model takes — ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, a real model id — against
- * the strict stand-in, started here as "the API" with its own key.
- */
-async function apiStandIn(steps: Record<string, ScriptStep[]> = {}) {
-  const file = path.join(makeTempDir(), 'api-script.json');
-  fs.writeFileSync(file, JSON.stringify(steps));
-  const server = await OfflineModelServer.listen({ script: new OfflineScript(file), logger: createLogger(), key: 'sk-test-stand-in-key' });
-  servers.push(server);
-  const ws = makeTempDir('teamd-ws-');
-  const dir = path.join(ws, '.team');
-  const { board } = openBoard(dir);
-  return { server, ws, dir, board, env: { ANTHROPIC_API_KEY: server.key, ANTHROPIC_BASE_URL: server.url } };
 }
 
 describe('a real model id through ANTHROPIC_BASE_URL (the stand-in as the API)', () => {
