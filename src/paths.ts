@@ -31,6 +31,8 @@ export interface StatePaths {
   readonly boardLooked: string;
   /** Signs protocol messages that grant something (inbox/protocol-key.ts). */
   readonly protocolKey: string;
+  /** How far the daemon has read the mailboxes for plan and permission requests, and which wait (inbox/request-scan.ts). */
+  readonly requestScan: string;
   /** Where a live task is; a finished one is at `doneTaskFile`. Every reader looks in both (board/task-store.ts). */
   readonly taskFile: (id: number) => string;
   readonly doneTaskFile: (id: number) => string;
@@ -98,6 +100,7 @@ export function statePaths(stateDir: string): StatePaths {
     daemonSocket: path.join(runDir, 'daemon.sock'),
     boardLooked: path.join(runDir, 'board-looked'),
     protocolKey: path.join(runDir, 'protocol.key'),
+    requestScan: path.join(runDir, 'requests.json'),
     // Hot on the claim path: ids are integers, so plain concatenation gives what path.join would.
     taskFile: (id) => `${tasksDir}${path.sep}task_${id}.json`,
     doneTaskFile: (id) => `${doneDir}${path.sep}task_${id}.json`,

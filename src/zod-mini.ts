@@ -35,6 +35,7 @@ export {
   object,
   optional,
   positive,
+  record,
   refine,
   regex,
   strictObject,

@@ -27,6 +27,7 @@ import { inotifyWarning } from '../proc/inotify.js';
 import { SANDBOX_ENV } from '../sandbox/sandbox.js';
 import { checkSandbox } from './sandbox-check.js';
 import { cleanUpAfterEarlierDaemon } from '../supervisor/clean-up.js';
+import { RequestScanKeeper } from '../inbox/request-scan.js';
 import { ControlServer } from './control-server.js';
 import type { ControlRequest } from './control-protocol.js';
 import { acquirePidFile, releasePidFile, type PidInfo } from './pid-file.js';
@@ -123,6 +124,7 @@ export class Daemon {
       const published = publisher;
       const files = store.setting.kind === 'files';
       const looked = files ? new LookMarker(paths.boardLooked, paths.tasksDir) : null;
+      const requestScan = new RequestScanKeeper(mailbox, paths, logger);
       const listen = store.listen.bind(store);
       supervisor = new Supervisor({
         paths,
@@ -143,6 +145,8 @@ export class Daemon {
           return bell;
         },
         ...(looked ? { markLooked: (startedAt: number) => looked.mark(startedAt) } : {}),
+        // Files: the lead's inbox grows with the team's life; `teamd status` reads it only past this scan.
+        ...(files ? { afterLook: () => requestScan.refresh() } : {}),
         ...(shared && published
           ? {
               directory: {

@@ -3,7 +3,7 @@ import { TeamdError } from '../errors.js';
 import type { StatePaths } from '../paths.js';
 import { LEAD } from '../roster/roster.js';
 import type { MailStore } from '../store/mail-store.js';
-import type { MessageType } from './message.js';
+import type { Message, MessageType } from './message.js';
 import { ProtocolKey } from './protocol-key.js';
 
 /** A teammate's plan_approval_request or permission_request, and the lead's answer to it if one was sent. */
@@ -21,29 +21,44 @@ export interface PlanRequest {
   readonly answer: { readonly approve: boolean; readonly at: string } | null;
 }
 
-const REQUEST_TYPES: readonly MessageType[] = ['plan_approval_request', 'permission_request'];
-const RESPONSE_TYPES: readonly MessageType[] = ['plan_approval_response', 'permission_response'];
+export const PLAN_REQUEST_TYPES: readonly MessageType[] = ['plan_approval_request', 'permission_request'];
+export const PLAN_RESPONSE_TYPES: readonly MessageType[] = ['plan_approval_response', 'permission_response'];
 
 /**
  * Every plan request in the lead's inbox, oldest first, each with the answer found in its
  * sender's inbox: the two mailboxes are the record, so nothing else has to be kept in step.
+ * Reads both whole: for the requests still waiting, `pendingPlanRequests` (request-scan.ts)
+ * reads only what was appended since the daemon last looked.
  */
 export async function readPlanRequests(mail: MailStore, paths: StatePaths): Promise<PlanRequest[]> {
   // Only these types are parsed (and returned: test/store/mail-contract.test.ts): the lead's
   // inbox holds every report of the team's life.
-  const requests = (await mail.inbox(LEAD, 0, REQUEST_TYPES)).messages.filter((message) => message.requestId !== undefined);
-  // Only the lead's signed answers count: a forged "approval" appended to an inbox answers nothing.
-  // Without a key nothing was ever signed; and a reader must not create one.
-  const key = fs.existsSync(paths.protocolKey) ? new ProtocolKey(paths.protocolKey) : null;
+  const requests = (await mail.inbox(LEAD, 0, PLAN_REQUEST_TYPES)).messages.filter((message) => message.requestId !== undefined);
+  const key = answerKey(paths);
   const answers = new Map<string, { approve: boolean; at: string }>();
   for (const sender of new Set(requests.map((request) => request.from))) {
-    for (const message of (await mail.inbox(sender, 0, RESPONSE_TYPES)).messages) {
-      if (message.from === LEAD && message.requestId !== undefined && !answers.has(message.requestId) && key?.verify(message) === true)
-        answers.set(message.requestId, { approve: message.approve === true, at: message.timestamp });
+    for (const message of (await mail.inbox(sender, 0, PLAN_RESPONSE_TYPES)).messages) {
+      if (isLeadAnswer(message, key) && !answers.has(message.requestId!))
+        answers.set(message.requestId!, { approve: message.approve === true, at: message.timestamp });
     }
   }
-  return requests.map((request) => ({
-    kind: request.type === 'permission_request' ? ('permission' as const) : ('plan' as const),
+  return requests.map((request) => planRequestOf(request, answers.get(request.requestId!) ?? null));
+}
+
+/** The key that proves an answer came from the lead; null when there is none yet (then nothing was ever signed, and a reader must not create one). */
+export function answerKey(paths: StatePaths): ProtocolKey | null {
+  return fs.existsSync(paths.protocolKey) ? new ProtocolKey(paths.protocolKey) : null;
+}
+
+/** Only the lead's signed answers count: a forged "approval" appended to an inbox answers nothing. */
+export function isLeadAnswer(message: Message, key: ProtocolKey | null): boolean {
+  return message.from === LEAD && message.requestId !== undefined && key?.verify(message) === true;
+}
+
+/** A request message as the commands show it. */
+export function planRequestOf(request: Message, answer: PlanRequest['answer']): PlanRequest {
+  return {
+    kind: request.type === 'permission_request' ? 'permission' : 'plan',
     tool: typeof request.tool === 'string' ? request.tool : null,
     input: request.input,
     requestId: request.requestId!,
@@ -51,8 +66,8 @@ export async function readPlanRequests(mail: MailStore, paths: StatePaths): Prom
     taskId: typeof request.taskId === 'number' ? request.taskId : null,
     plan: request.content,
     at: request.timestamp,
-    answer: answers.get(request.requestId!) ?? null,
-  }));
+    answer,
+  };
 }
 
 /** Shortest id prefix a person may type: long enough to be unique among a team's requests in practice. */

@@ -25,6 +25,8 @@ export interface SupervisorDeps {
   readonly openDoorbell: () => Promise<Doorbell>;
   /** Records that a look at the whole board began at this time (board/look-marker.ts): teammates then skip their own re-check scans. */
   readonly markLooked?: (startedAt: number) => void;
+  /** Runs after each look for work (the daemon brings its scan of plan requests up to date: inbox/request-scan.ts). */
+  readonly afterLook?: () => Promise<void>;
   /** A shared store's roster of every host (none with the file store: config.json is the whole roster). */
   readonly directory?: {
     /** Resolves once this host's latest roster is in the store (a spawned teammate can then be written to from any host). */

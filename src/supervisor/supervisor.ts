@@ -73,6 +73,7 @@ export class Supervisor {
         if (child) sendToMember(child, { type: 'wake', task });
       },
       markLooked: deps.markLooked,
+      afterLook: deps.afterLook,
       now: this.now,
     });
   }

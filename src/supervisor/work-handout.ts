@@ -18,6 +18,7 @@ export interface WorkHandoutDeps {
   readonly ring: (name: string, task: number) => void;
   /** Records that a look at the whole board began at this time (board/look-marker.ts). */
   readonly markLooked?: ((startedAt: number) => void) | undefined;
+  readonly afterLook?: (() => Promise<void>) | undefined;
   readonly now: () => number;
 }
 
@@ -83,5 +84,6 @@ export class WorkHandout {
     } catch (error) {
       deps.logger.error({ err: error }, 'could not check for work to wake teammates');
     }
+    await deps.afterLook?.().catch((error: unknown) => deps.logger.warn({ err: error }, 'the step after a look failed'));
   }
 }

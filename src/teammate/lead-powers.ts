@@ -2,7 +2,7 @@ import { requestDaemon } from '../daemon/control-client.js';
 import { TeamdError } from '../errors.js';
 import { answerRequest } from '../inbox/answer-request.js';
 import type { MailStore } from '../store/mail-store.js';
-import { findPlanRequest, readPlanRequests } from '../inbox/plan-requests.js';
+import { findRequest } from '../inbox/request-scan.js';
 import type { StatePaths } from '../paths.js';
 import { LEAD, readConfig, USER } from '../roster/roster.js';
 import type { LeadPowers } from '../tools/tool.js';
@@ -12,8 +12,8 @@ import type { LeadPowers } from '../tools/tool.js';
  * models and budgets as for `teamd spawn`); requests are answered as the lead, signed, and
  * only the kinds the settings (`leadAnswers`) let it answer; reports go to the person.
  */
-export function leadPowers(deps: { readonly paths: StatePaths; readonly mailbox: MailStore }): LeadPowers {
-  const { paths, mailbox } = deps;
+export function leadPowers(deps: { readonly paths: StatePaths; readonly mailbox: MailStore; readonly scanFile: string | null }): LeadPowers {
+  const { paths, mailbox, scanFile } = deps;
   return {
     members: () => readConfig(paths.config).members,
     async spawn(spec) {
@@ -26,7 +26,7 @@ export function leadPowers(deps: { readonly paths: StatePaths; readonly mailbox:
       return `${name} stopped (${result.rung ?? 'done'})`;
     },
     async answer(idOrPrefix, approve, feedback, kind) {
-      const request = findPlanRequest(await readPlanRequests(mailbox, paths), idOrPrefix);
+      const request = await findRequest(mailbox, paths, scanFile, idOrPrefix);
       if (request.kind !== kind)
         throw new TeamdError(
           'USAGE',

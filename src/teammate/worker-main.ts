@@ -13,6 +13,7 @@ import { LEAD, LEAD_ROLE, readConfig } from '../roster/roster.js';
 import { LastGoodRoster } from '../roster/last-good-roster.js';
 import { ALL_TOOLS, LEAD_TOOLS } from '../tools/registry.js';
 import { leadPowers } from './lead-powers.js';
+import { scanFileOf } from '../inbox/request-scan.js';
 import { Doorbell } from '../watch/doorbell.js';
 import { describeSandbox, detectSandbox, sandboxFromEnv, secretPlaces, wrapServer } from '../sandbox/sandbox.js';
 import { createShellLauncher } from '../sandbox/shell-launcher.js';
@@ -187,7 +188,7 @@ export async function runWorker({
     ...(isLead
       ? {
           tools: [...LEAD_TOOLS, ...ALL_TOOLS.filter((tool) => (config.settings.leadTools as readonly string[]).includes(tool.name))],
-          lead: leadPowers({ paths, mailbox }),
+          lead: leadPowers({ paths, mailbox, scanFile: scanFileOf(store, paths) }),
         }
       : {}),
     stateDir: paths.root,

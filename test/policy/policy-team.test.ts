@@ -9,6 +9,7 @@ import { waitFor } from '../helpers/wait.js';
 import { writeRoster } from '../helpers/team.js';
 import { readInboxFrom } from '../../src/inbox/inbox-file.js';
 import { Mailbox } from '../../src/inbox/mailbox.js';
+import { readRequestScan } from '../../src/inbox/request-scan.js';
 import { createLogger } from '../../src/logger.js';
 import { statePaths } from '../../src/paths.js';
 
@@ -59,11 +60,15 @@ describe('permissions and hooks on a running team (offline model driving real to
     const listed = await runTeamd(['plans', '--dir', dir, '--json']);
     const [request] = JSON.parse(listed.stdout) as { requestId: string; kind: string; tool: string; input: { command: string } }[];
     expect(request).toMatchObject({ kind: 'permission', tool: 'bash', input: { command: 'touch asked.txt' } });
+    // The daemon's scan of the mailboxes (run/requests.json), which commands read on from, has it too.
+    const scanned = () => readRequestScan(statePaths(dir).requestScan)?.pending.map((m) => m.requestId);
+    await waitFor(() => scanned()?.includes(request!.requestId), "the request in the daemon's scan");
     expect(fs.existsSync(path.join(ws, 'asked.txt'))).toBe(false);
     const approved = await runTeamd(['approve', request!.requestId.slice(0, 8), '--dir', dir]);
     expect(approved.code, approved.stderr).toBe(0);
     expect((await finished(1)).status).toBe('completed');
     expect(fs.existsSync(path.join(ws, 'asked.txt'))).toBe(true);
+    await waitFor(() => scanned()?.length === 0, "the answered request gone from the daemon's scan");
     // The settings change while the team runs: a 1 s wait, then the configured default (deny).
     fs.writeFileSync(
       settingsFile,

@@ -21,7 +21,13 @@ function withRequests(leadAnswers?: { plans?: boolean; permissions?: boolean }) 
   const plan = mailbox.send({ from: 'alice', to: 'lead', type: 'plan_approval_request', content: 'my plan', extra: { taskId: 1 } });
   const permission = mailbox.send({ from: 'alice', to: 'lead', type: 'permission_request', content: 'may I', extra: { tool: 'bash', input: {} } });
   const answers = () => readInboxFrom(paths.inboxFile('alice'), 0).messages.map((m) => m.message);
-  return { paths, powers: leadPowers({ paths, mailbox: openMailStore(paths) }), plan: plan.requestId!, permission: permission.requestId!, answers };
+  return {
+    paths,
+    powers: leadPowers({ paths, mailbox: openMailStore(paths), scanFile: paths.requestScan }),
+    plan: plan.requestId!,
+    permission: permission.requestId!,
+    answers,
+  };
 }
 
 describe("the lead agent's powers", () => {

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { requestDaemon } from '../../daemon/control-client.js';
 import { readLiveDaemon } from '../../daemon/pid-file.js';
 import { TeamdError } from '../../errors.js';
-import { readPlanRequests } from '../../inbox/plan-requests.js';
+import { pendingPlanRequests, scanFileOf } from '../../inbox/request-scan.js';
 import { LEAD, readConfig, USER } from '../../roster/roster.js';
 import { firstLine } from '../../text.js';
 import { openTeamBell } from '../../store/team-bell.js';
@@ -68,7 +68,7 @@ export function leadCommand(io: Io): Command {
 }
 
 /** A slash command, answered from the roster and the store. */
-async function answer(line: string, { paths, board, mailbox }: CommandContext): Promise<string> {
+async function answer(line: string, { paths, board, mailbox, store }: CommandContext): Promise<string> {
   switch (line.split(/\s+/)[0]) {
     case '/team': {
       const members = readConfig(paths.config).members;
@@ -85,7 +85,7 @@ async function answer(line: string, { paths, board, mailbox }: CommandContext): 
       return messages.length === 0 ? 'no messages from the lead\n' : messages.map((message) => formatMessage(message)).join('');
     }
     case '/plans': {
-      const waiting = (await readPlanRequests(mailbox, paths)).filter((request) => !request.answer);
+      const waiting = await pendingPlanRequests(mailbox, paths, scanFileOf(store, paths));
       if (waiting.length === 0) return 'no plan or permission request is waiting\n';
       return formatColumns(
         ['ID', 'KIND', 'TEAMMATE', 'TASK', 'WHAT'],

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { TeamdError } from '../../errors.js';
-import { findPlanRequest, readPlanRequests, type PlanRequest } from '../../inbox/plan-requests.js';
+import { readPlanRequests, type PlanRequest } from '../../inbox/plan-requests.js';
+import { findRequest, pendingPlanRequests, scanFileOf } from '../../inbox/request-scan.js';
 import { answerRequest } from '../../inbox/answer-request.js';
 import { openContext } from '../context.js';
 import { formatColumns, printJson, type Io } from '../output.js';
@@ -12,8 +13,8 @@ import { firstLine } from '../../text.js';
 
 /** Answers a teammate's plan or permission request named by its id or a unique prefix; a request already answered is refused. */
 async function answerFromCli(io: Io, idOrPrefix: string, approve: boolean, feedback: string, options: CommonOptions & { always?: boolean }): Promise<void> {
-  const { paths, mailbox } = await openContext(io, options.dir, 'write');
-  const request = findPlanRequest(await readPlanRequests(mailbox, paths), idOrPrefix);
+  const { paths, mailbox, store } = await openContext(io, options.dir, 'write');
+  const request = await findRequest(mailbox, paths, scanFileOf(store, paths), idOrPrefix);
   if (options.always && !request.answer && (request.kind !== 'permission' || !approve))
     throw new TeamdError('USAGE', '--always is for approving a permission request: it adds an allow rule');
   // The rule first: were the answer sent without it, the next such call would be asked again.
@@ -52,8 +53,8 @@ export function plansCommand(io: Io): Command {
   return withCommonOptions(new Command('plans').description('plans and permission requests waiting for your answer (teamd approve|reject <id>)'))
     .option('--all', 'also the plans already answered')
     .action(async (options: CommonOptions & { all?: boolean }) => {
-      const { paths, mailbox } = await openContext(io, options.dir, 'read');
-      const requests = (await readPlanRequests(mailbox, paths)).filter((request) => options.all || request.answer === null);
+      const { paths, mailbox, store } = await openContext(io, options.dir, 'read');
+      const requests = options.all ? await readPlanRequests(mailbox, paths) : await pendingPlanRequests(mailbox, paths, scanFileOf(store, paths));
       if (options.json) return printJson(io, requests);
       if (requests.length === 0) return io.out(options.all ? 'no plan or permission requests\n' : 'nothing waiting for your answer\n');
       io.out(formatPlans(requests, new Date()));

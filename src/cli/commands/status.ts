@@ -6,7 +6,7 @@ import { readLiveDaemon, runsUnsandboxed } from '../../daemon/pid-file.js';
 import { TASK_STATUSES } from '../../board/task.js';
 import { noTasks, type BoardCounts } from '../../board/board-counts.js';
 import { isTeamdError, type TeamdError } from '../../errors.js';
-import { readPlanRequests } from '../../inbox/plan-requests.js';
+import { pendingPlanRequests, scanFileOf } from '../../inbox/request-scan.js';
 import { runningJobCounts } from '../../jobs/job-listing.js';
 import { readPublishedTodos } from '../../teammate/published-todos.js';
 import type { StatePaths } from '../../paths.js';
@@ -62,7 +62,7 @@ export function statusCommand(io: Io): Command {
           `task ${task.id} failed${task.owner ? ` (${task.owner})` : ''}: ${firstLine(task.result ?? 'no reason given', 120)} (teamd task show ${task.id})`,
         );
       if (tasks.failed > counted.failed.length) needsYou.push(`${tasks.failed - counted.failed.length} more failed tasks: teamd task list --status failed`);
-      const plans = storeError ? [] : (await readPlanRequests(mailbox, paths)).filter((request) => request.answer === null);
+      const plans = storeError ? [] : await pendingPlanRequests(mailbox, paths, scanFileOf(store, paths));
       for (const plan of plans)
         needsYou.push(
           `${plan.from} waits for your answer to plan ${plan.requestId.slice(0, 8)}${plan.taskId ? ` (task ${plan.taskId})` : ''}, ${formatDuration(now.getTime() - Date.parse(plan.at))} old: teamd plans`,
