@@ -1,4 +1,7 @@
+import type fs from 'node:fs';
 import { TeamdError } from '../errors.js';
+import { statIfAny } from '../fs/stat-if-any.js';
+import { sameVersion } from './done-index.js';
 import type { FileLocker } from '../fs/file-lock.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
@@ -62,5 +65,35 @@ export async function reconcileBoard({ paths, store, owners, locker, logger }: R
   if (moved + indexed > 0) logger.info({ moved, indexed }, 'board reconciled: finished tasks moved to done/, owner index completed');
   const dropped = store.doneIndex.compact(() => new Map(store.listDoneIds().map((id) => [id, paths.doneTaskFile(id)])));
   if (dropped > 0) logger.info({ dropped }, 'done index compacted');
+  const added = indexFinished(store, paths);
+  if (added > 0) logger.info({ added }, 'done index completed: finished tasks it had no line for');
   return { moved, indexed };
+}
+
+/**
+ * Gives the done index a line for each finished task it has none for (written before the index
+ * existed, or the index was lost): each is read once now, and `teamd status` counts it with a
+ * stat from then on instead of a read at every status. No lock: a line is appended only for a
+ * file whose identity was the same before and after the read, so it describes what was read; a
+ * writer that replaces the file meanwhile gives it a new identity, and the line no longer fits.
+ */
+function indexFinished(store: TaskStore, paths: StatePaths): number {
+  const known = store.doneIndex.read();
+  let added = 0;
+  for (const id of store.listDoneIds()) {
+    if (known.has(id)) continue;
+    const file = paths.doneTaskFile(id);
+    const before = statIfAny(file);
+    const read = store.read(id);
+    const after = statIfAny(file);
+    if (read.kind !== 'ok' || read.file !== file || !isTerminal(read.task.status) || !before || !after) continue;
+    if (!sameVersion({ id, status: read.task.status, ...identity(before) }, after)) continue;
+    store.doneIndex.recordVersion(id, read.task.status, after);
+    added++;
+  }
+  return added;
+}
+
+function identity({ ino, size, mtimeMs, ctimeMs }: fs.Stats): { ino: number; size: number; mtimeMs: number; ctimeMs: number } {
+  return { ino, size, mtimeMs, ctimeMs };
 }

@@ -43,10 +43,18 @@ export class DoneIndex {
   /** After `taskFile` was written with this status (the task's lock held). Never throws. */
   record(id: number, status: TaskStatus, taskFile: string): void {
     try {
-      const { ino, size, mtimeMs, ctimeMs } = fs.statSync(taskFile);
-      appendRecordSync(this.file, `${JSON.stringify({ id, status, ino, size, mtimeMs, ctimeMs })}\n`, { durable: false });
+      this.recordVersion(id, status, fs.statSync(taskFile));
     } catch {
       // The index is only a hint: a missing line means the file is read instead.
+    }
+  }
+
+  /** A line for the version of a task's file with this identity, read with this status. Never throws. */
+  recordVersion(id: number, status: TaskStatus, { ino, size, mtimeMs, ctimeMs }: Identity): void {
+    try {
+      appendRecordSync(this.file, `${JSON.stringify({ id, status, ino, size, mtimeMs, ctimeMs })}\n`, { durable: false });
+    } catch {
+      // As above.
     }
   }
 
