@@ -146,7 +146,7 @@ export class Daemon {
         },
         ...(looked ? { markLooked: (startedAt: number) => looked.mark(startedAt) } : {}),
         // Files: the lead's inbox grows with the team's life; `teamd status` reads it only past this scan.
-        ...(files ? { afterLook: () => requestScan.refresh() } : {}),
+        ...(files ? { afterLook: async () => requestScan.soon() } : {}),
         ...(shared && published
           ? {
               directory: {

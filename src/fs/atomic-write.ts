@@ -17,12 +17,24 @@ export function isTempFile(name: string): boolean {
  * Synchronous on purpose: callers hold a lock, and no timer may run between check and write.
  */
 export function writeFileAtomicSync(target: string, data: string, beforeRename?: () => void): void {
+  writeWhole(target, data, true, beforeRename);
+}
+
+/**
+ * Writes a file whole or not at all (temp file + rename), without waiting for the disk: for a
+ * file derived from others, which a crash may lose or leave as it was before, never torn.
+ */
+export function writeFileWholeSync(target: string, data: string): void {
+  writeWhole(target, data, false);
+}
+
+function writeWhole(target: string, data: string, durable: boolean, beforeRename?: () => void): void {
   const dir = path.dirname(target);
   const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${entropy.hex(4)}.tmp`);
   const fd = fs.openSync(temp, 'wx', 0o600);
   try {
     fs.writeSync(fd, data);
-    fs.fsyncSync(fd);
+    if (durable) fs.fsyncSync(fd);
   } catch (error) {
     fs.closeSync(fd);
     fs.rmSync(temp, { force: true });
@@ -37,6 +49,7 @@ export function writeFileAtomicSync(target: string, data: string, beforeRename?:
     fs.rmSync(temp, { force: true });
     throw error;
   }
+  if (!durable) return;
   try {
     fsyncDirSync(dir);
   } catch (error) {

@@ -1,12 +1,10 @@
-import fs from 'node:fs';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import { CursorStore, type Cursor } from './cursor.js';
-import { readInboxFrom } from './inbox-file.js';
+import { lineStartsAt, readInboxFrom } from './inbox-file.js';
 import type { Message } from './message.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { fileSizeOrZero } from '../fs/read-text.js';
-import { openRegular } from '../fs/open-regular.js';
 
 export interface Batch {
   /** New messages in inbox order, without ids already handled. */
@@ -64,7 +62,7 @@ export class InboxConsumer {
       this.logger.warn({ file: this.file, offset: from, size }, 'inbox is shorter than the cursor (replaced or truncated); reading it from the start');
       from = 0;
     }
-    if (from > 0 && !startsRecord(this.file, from)) {
+    if (from > 0 && !lineStartsAt(this.file, from)) {
       // A damaged or hand-edited cursor: starting here would drop the message it cuts through.
       this.logger.warn(
         { file: this.file, offset: from, cursor: this.cursors.file },
@@ -104,21 +102,5 @@ export class InboxConsumer {
   private remember(id: string): void {
     this.seen.add(id);
     if (this.seen.size > REMEMBERED_IDS) this.seen.delete(this.seen.values().next().value!);
-  }
-}
-
-/** Whether the byte before `offset` ends a line: a cursor only ever stops after a whole record. */
-function startsRecord(file: string, offset: number): boolean {
-  let fd: number;
-  try {
-    fd = openRegular(file, 'read');
-  } catch {
-    return true;
-  }
-  try {
-    const byte = Buffer.alloc(1);
-    return fs.readSync(fd, byte, 0, 1, offset - 1) === 1 && byte[0] === 0x0a;
-  } finally {
-    fs.closeSync(fd);
   }
 }

@@ -67,3 +67,23 @@ function findNewline(fd: number, from: number, size: number): number {
   }
   return -1;
 }
+
+/**
+ * Whether a line starts at `offset`: the byte before it ends one. A cursor or a scan only ever
+ * stops after a whole record; one that does not (a hand-edited cursor, another file in the
+ * inbox's place) would cut a message. A file that cannot be opened says yes: its read reports it.
+ */
+export function lineStartsAt(file: string, offset: number): boolean {
+  let fd: number;
+  try {
+    fd = openRegular(file, 'read');
+  } catch {
+    return true;
+  }
+  try {
+    const byte = Buffer.alloc(1);
+    return fs.readSync(fd, byte, 0, 1, offset - 1) === 1 && byte[0] === 0x0a;
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,12 +1,14 @@
 import fs from 'node:fs';
-import { writeFileAtomicSync } from '../fs/atomic-write.js';
+import { writeFileWholeSync } from '../fs/atomic-write.js';
 import { readBoundedText } from '../fs/read-text.js';
+import { statIfAny } from '../fs/stat-if-any.js';
 import type { Logger } from '../logger.js';
 import { nameSchema } from '../names.js';
 import type { StatePaths } from '../paths.js';
 import { LEAD } from '../roster/roster.js';
 import type { MailStore } from '../store/mail-store.js';
 import * as z from '../zod-mini.js';
+import { lineStartsAt } from './inbox-file.js';
 import { messageSchema } from './message.js';
 import {
   answerKey,
@@ -35,10 +37,30 @@ export const requestScanSchema = z.object({
   pending: z.array(messageSchema),
   /** Answers read before their request was (both appended between two reads of the lead's inbox): applied when it is. */
   early: z.array(z.string()),
+  /** Which file each position is in (inode and birth time): a position in a replaced inbox is not used. */
+  inboxes: z._default(z.record(nameSchema, z.string()), {}),
 });
 export type RequestScan = z.infer<typeof requestScanSchema>;
 
-export const EMPTY_SCAN: RequestScan = { lead: 0, answersFrom: {}, pending: [], early: [] };
+export const EMPTY_SCAN: RequestScan = { lead: 0, answersFrom: {}, pending: [], early: [], inboxes: {} };
+
+/** The file store's inboxes, for telling that a position still means what it meant when a scan stopped there. */
+export interface InboxFiles {
+  /** Which file the inbox is now: inode and birth time, so a file moved into its place (a restore, an editor's save) is told apart. */
+  identity(name: string): string;
+  /** Whether a line starts at this position: one copied over the inbox in place (cp) most likely cuts a line there. */
+  lineStartsAt(name: string, at: number): boolean;
+}
+
+export function inboxFiles(paths: StatePaths): InboxFiles {
+  return {
+    identity: (name) => {
+      const stat = statIfAny(paths.inboxFile(name));
+      return stat ? `${stat.ino}:${stat.birthtimeMs}` : 'none';
+    },
+    lineStartsAt: (name, at) => lineStartsAt(paths.inboxFile(name), at),
+  };
+}
 
 /** Early answers kept: only a request and its answer appended between two reads need one. */
 const MAX_EARLY = 256;
@@ -47,21 +69,28 @@ const MAX_SCAN_BYTES = 16 * 1024 * 1024;
 
 /**
  * Brings a scan up to date: reads only what was appended to the lead's inbox since, and to the
- * inboxes of those with a request waiting. An inbox shorter than where the scan stopped
- * (replaced, truncated) is read from the start; a replaced lead's inbox starts the scan over.
+ * inboxes of those with a request waiting. An inbox shorter than where the scan stopped, or
+ * another file in its place, is read from the start; for the lead's inbox, the scan starts over.
  */
-export async function advanceScan(mail: MailStore, key: ProtocolKey | null, scan: RequestScan): Promise<RequestScan> {
-  const from = scan.lead > 0 && scan.lead > (await mail.end(LEAD)) ? EMPTY_SCAN : scan;
+export async function advanceScan(mail: MailStore, key: ProtocolKey | null, scan: RequestScan, files: InboxFiles | null = null): Promise<RequestScan> {
+  const moved = async (name: string, at: number, was: string | undefined, now: string | null): Promise<boolean> =>
+    at > 0 && (at > (await mail.end(name)) || (files !== null && ((was !== undefined && was !== now) || !files.lineStartsAt(name, at))));
+  const leadNow = files?.identity(LEAD) ?? null;
+  const from = (await moved(LEAD, scan.lead, scan.inboxes[LEAD], leadNow)) ? EMPTY_SCAN : scan;
   const page = await mail.inbox(LEAD, from.lead, PLAN_REQUEST_TYPES);
   const requests = [...from.pending, ...page.messages.filter((message) => message.requestId !== undefined)];
   const answered = new Set(from.early);
   const answersFrom = { ...from.answersFrom };
+  const inboxes: Record<string, string> = { ...from.inboxes };
+  if (leadNow !== null) inboxes[LEAD] = leadNow;
   for (const sender of new Set(requests.map((request) => request.from))) {
+    const now = files?.identity(sender) ?? null;
     let at = answersFrom[sender] ?? 0;
-    if (at > 0 && at > (await mail.end(sender))) at = 0;
+    if (await moved(sender, at, from.inboxes[sender], now)) at = 0;
     const answers = await mail.inbox(sender, at, PLAN_RESPONSE_TYPES);
     for (const message of answers.messages) if (isLeadAnswer(message, key)) answered.add(message.requestId!);
     answersFrom[sender] = answers.next;
+    if (now !== null) inboxes[sender] = now;
   }
   const asked = new Set(requests.map((request) => request.requestId));
   return {
@@ -69,6 +98,7 @@ export async function advanceScan(mail: MailStore, key: ProtocolKey | null, scan
     answersFrom,
     pending: requests.filter((request) => !answered.has(request.requestId!)),
     early: [...answered].filter((id) => !asked.has(id)).slice(-MAX_EARLY),
+    inboxes,
   };
 }
 
@@ -92,7 +122,9 @@ export function readRequestScan(file: string): RequestScan | null {
  * nothing. `scanFile` null (a store that filters by type itself): read from the start.
  */
 export async function pendingPlanRequests(mail: MailStore, paths: StatePaths, scanFile: string | null): Promise<PlanRequest[]> {
-  const scan = await advanceScan(mail, answerKey(paths), (scanFile && readRequestScan(scanFile)) || EMPTY_SCAN);
+  const scan = scanFile
+    ? await advanceScan(mail, answerKey(paths), readRequestScan(scanFile) ?? EMPTY_SCAN, inboxFiles(paths))
+    : await advanceScan(mail, answerKey(paths), EMPTY_SCAN);
   return scan.pending.map((request) => planRequestOf(request, null));
 }
 
@@ -114,29 +146,52 @@ export async function findRequest(mail: MailStore, paths: StatePaths, scanFile: 
   }
 }
 
+/** How long after a look the daemon brings its scan up to date: off the path that rings teammates, once per burst. */
+export const SCAN_DELAY_MS = 500;
+/** Positions that moved less than this since the scan on disk are not written for: a reader reads that much more. */
+const WRITE_SLACK_BYTES = 256 * 1024;
+
 /**
  * Keeps the daemon's scan of the mailboxes up to date (run/requests.json), so that a command
- * listing the requests waiting reads only the last moments' messages. Called after each look
- * for work; written only when something changed. A scan that cannot be written costs readers
- * time, nothing else: said once in the log.
+ * listing the requests waiting reads only the last moments' messages. `soon()` after each look
+ * for work: the scan is brought up to date once, SCAN_DELAY_MS later. Written (whole, not synced:
+ * it is derived) when what waits changed, or the positions moved past WRITE_SLACK_BYTES. A scan
+ * that cannot be written costs readers time, nothing else: said once in the log.
  */
 export class RequestScanKeeper {
   private scan: RequestScan | null = null;
+  private written: RequestScan | null = null;
   private failing = false;
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly mail: MailStore,
     private readonly paths: StatePaths,
     private readonly logger: Logger,
+    private readonly delayMs = SCAN_DELAY_MS,
   ) {}
+
+  soon(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      void this.refresh()
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'could not bring the scan of plan requests up to date'))
+        .finally(() => {
+          this.timer = null;
+        });
+    }, this.delayMs);
+    // Never what keeps the daemon alive: one due as it stops is dropped, and the next start reads on from the file.
+    this.timer.unref();
+  }
 
   async refresh(): Promise<void> {
     const before = this.scan ?? readRequestScan(this.paths.requestScan) ?? EMPTY_SCAN;
-    const after = await advanceScan(this.mail, answerKey(this.paths), before);
+    const after = await advanceScan(this.mail, answerKey(this.paths), before, inboxFiles(this.paths));
     this.scan = after;
-    if (!this.failing && sameScan(before, after) && fs.existsSync(this.paths.requestScan)) return;
+    if (!this.failing && this.written && worthKeeping(this.written, after) && fs.existsSync(this.paths.requestScan)) return;
     try {
-      writeFileAtomicSync(this.paths.requestScan, `${JSON.stringify(after)}\n`);
+      writeFileWholeSync(this.paths.requestScan, `${JSON.stringify(after)}\n`);
+      this.written = after;
       this.failing = false;
     } catch (error) {
       if (!this.failing)
@@ -149,13 +204,16 @@ export class RequestScanKeeper {
   }
 }
 
-function sameScan(a: RequestScan, b: RequestScan): boolean {
+/** Whether the scan on disk still serves: the same requests waiting and answers early, the same files, its positions close behind. */
+function worthKeeping(onDisk: RequestScan, now: RequestScan): boolean {
+  const behind = now.lead - onDisk.lead + Object.entries(now.answersFrom).reduce((sum, [name, at]) => sum + at - (onDisk.answersFrom[name] ?? 0), 0);
   return (
-    a.lead === b.lead &&
-    a.pending.length === b.pending.length &&
-    a.early.length === b.early.length &&
-    a.early.every((id, i) => id === b.early[i]) &&
-    JSON.stringify(a.answersFrom) === JSON.stringify(b.answersFrom) &&
-    a.pending.every((request, i) => request.id === b.pending[i]!.id)
+    behind >= 0 &&
+    behind < WRITE_SLACK_BYTES &&
+    onDisk.pending.length === now.pending.length &&
+    onDisk.pending.every((request, i) => request.id === now.pending[i]!.id) &&
+    onDisk.early.length === now.early.length &&
+    onDisk.early.every((id, i) => id === now.early[i]) &&
+    JSON.stringify(onDisk.inboxes) === JSON.stringify(now.inboxes)
   );
 }

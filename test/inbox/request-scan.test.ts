@@ -4,7 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { Mailbox } from '../../src/inbox/mailbox.js';
 import { readPlanRequests } from '../../src/inbox/plan-requests.js';
-import { advanceScan, EMPTY_SCAN, pendingPlanRequests, readRequestScan, RequestScanKeeper, type RequestScan } from '../../src/inbox/request-scan.js';
+import {
+  advanceScan,
+  EMPTY_SCAN,
+  inboxFiles,
+  pendingPlanRequests,
+  readRequestScan,
+  RequestScanKeeper,
+  type RequestScan,
+} from '../../src/inbox/request-scan.js';
 import { answerKey } from '../../src/inbox/plan-requests.js';
 import type { MailStore } from '../../src/store/mail-store.js';
 import { openMailStore } from '../helpers/board.js';
@@ -25,7 +33,7 @@ function team() {
   const chatter = (n: number) => {
     for (let i = 0; i < n; i++) mailbox.send({ from: 'bob', to: 'lead', type: 'task_completed', content: `task ${i} completed` });
   };
-  const scan = (from: RequestScan = EMPTY_SCAN, mail: MailStore = store) => advanceScan(mail, answerKey(paths), from);
+  const scan = (from: RequestScan = EMPTY_SCAN, mail: MailStore = store) => advanceScan(mail, answerKey(paths), from, inboxFiles(paths));
   const waitingInFull = async () => (await readPlanRequests(store, paths)).filter((request) => request.answer === null).map((request) => request.requestId);
   return { paths, mailbox, store, ask, answer, chatter, scan, waitingInFull };
 }
@@ -108,6 +116,29 @@ describe('the scan of plan requests', () => {
     expect((await t.scan(before)).pending.map((m) => m.requestId)).toEqual([fresh]);
   });
 
+  it("another file put in the lead's inbox's place, longer than where the scan stopped (a restore), is read from the start", async () => {
+    const t = team();
+    t.ask('alice', 'plan 1');
+    const before = await t.scan();
+    const lead = t.paths.inboxFile('lead');
+    // Moved into place: a new file (the old one kept aside, so its inode is not reused).
+    fs.renameSync(lead, `${lead}.old`);
+    const moved = t.ask('bob', 'plan 2');
+    t.chatter(20);
+    expect(fs.statSync(lead).size).toBeGreaterThan(before.lead);
+    expect((await t.scan(before)).pending.map((m) => m.requestId)).toEqual([moved]);
+
+    // Copied over it in place (cp keeps the inode): a line of its cuts the scan's position.
+    const scanned = await t.scan();
+    const restored = { ...(JSON.parse(fs.readFileSync(lead, 'utf8').split('\n')[0]!) as object), id: 'restored-1', requestId: 'restored-request-1' };
+    const report = { id: 'report-1', type: 'task_completed', from: 'bob', to: 'lead', content: 'x'.repeat(scanned.lead), timestamp: new Date().toISOString() };
+    fs.writeFileSync(lead, `${JSON.stringify(restored)}\n${JSON.stringify(report)}\n`);
+    const after = await t.scan(scanned);
+    expect(after.pending.map((m) => m.requestId)).toEqual(['restored-request-1']);
+    // The same file, a line starting where the scan stopped: read on from there, not again.
+    expect((await t.scan({ ...after, pending: [] })).pending).toEqual([]);
+  });
+
   it("the daemon's keeper writes the scan when it changes, and commands read only past it; a damaged scan means reading from the start", async () => {
     const t = team();
     const keeper = new RequestScanKeeper(t.store, t.paths, createLogger());
@@ -118,7 +149,10 @@ describe('the scan of plan requests', () => {
     expect(saved?.pending.map((m) => m.requestId)).toEqual([id]);
     const written = fs.statSync(t.paths.requestScan);
     await keeper.refresh();
-    // Nothing new: not written again.
+    // Nothing new: not written again. Nor for a few reports: a reader reads them after the scan.
+    expect(fs.statSync(t.paths.requestScan).ino).toBe(written.ino);
+    t.chatter(5);
+    await keeper.refresh();
     expect(fs.statSync(t.paths.requestScan).ino).toBe(written.ino);
 
     const later = t.ask('bob', 'plan 2');
@@ -127,6 +161,9 @@ describe('the scan of plan requests', () => {
     expect(reads[0]).toEqual({ name: 'lead', from: saved!.lead });
     // Nothing was written by the reader.
     expect(fs.statSync(t.paths.requestScan).ino).toBe(written.ino);
+    // A new request waiting is written for.
+    await keeper.refresh();
+    expect(readRequestScan(t.paths.requestScan)?.pending.map((m) => m.requestId)).toEqual([id, later]);
 
     fs.writeFileSync(t.paths.requestScan, '{"lead": "x"}');
     const again = recording(t.store);
