@@ -333,7 +333,7 @@ export async function benchScale(): Promise<void> {
         [TEAMD, 'status', '--json', '--dir', team.paths.root],
       ]) as [number, number];
       rows.push({
-        figure: `\`teamd status --json\` wall, 100 tasks, 50,000 reports in lead.jsonl (${mib(leadBytes / 1024 / 1024)} MiB)`,
+        figure: `\`teamd status --json\` wall, 100 tasks, 50,000 reports in lead.jsonl (${mib(leadBytes / 1024 / 1024)})`,
         measured: `${formatMs(statusLong)} ms (${(statusLong / bareAgain).toFixed(2)}x)`,
         floor: `node -e '' ${formatMs(bareAgain)} ms`,
         goal: '<= 2x',
