@@ -154,6 +154,24 @@ export const FAULTS: readonly Fault[] = [
     },
   },
   {
+    kind: 'a damaged roster, for up to 2 s',
+    async apply({ paths, sleep }) {
+      let good: string;
+      try {
+        good = fs.readFileSync(paths.config, 'utf8');
+      } catch {
+        return null;
+      }
+      const bad = Math.random() < 0.5 ? '{"members": [{"name": "nobody"}]}' : 'not json';
+      // In place, as an editor might: teammates read it before each model call, the daemon at its next write.
+      fs.writeFileSync(paths.config, bad);
+      await sleep(200 + Math.random() * 1_800);
+      // The daemon sets it aside and writes its own at its next write; if it has not yet, a person puts it back.
+      if (fs.readFileSync(paths.config, 'utf8') === bad) fs.writeFileSync(paths.config, good);
+      return bad;
+    },
+  },
+  {
     kind: 'a damaged cursor',
     async apply({ paths, pick }) {
       const name = pick(readConfig(paths.config).members.map((m) => m.name));
