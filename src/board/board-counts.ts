@@ -11,6 +11,8 @@ export interface BoardCounts {
   readonly failed: readonly Task[];
   /** Files or rows that are not valid tasks, lowest id first, as a listing reports them. */
   readonly problems: readonly CorruptTask[];
+  /** Tasks in progress and who holds each, lowest id first (few: one per working teammate). */
+  readonly held: readonly { readonly id: number; readonly owner: string }[];
 }
 
 /** Every status at 0. */
@@ -23,7 +25,7 @@ export function countListing(tasks: readonly Task[], problems: readonly CorruptT
   const counts = noTasks();
   for (const task of tasks) counts[task.status]++;
   const failed = tasks.filter((task) => task.status === 'failed').sort((a, b) => a.id - b.id);
-  return { counts, failed: failed.slice(0, failedShown), problems: [...problems].sort((a, b) => a.id - b.id) };
+  return { counts, failed: failed.slice(0, failedShown), problems: [...problems].sort((a, b) => a.id - b.id), held: heldIn(tasks) };
 }
 
 /**
@@ -37,9 +39,11 @@ export function countFileBoard(store: TaskStore, paths: StatePaths, failedShown:
   const problems: CorruptTask[] = [];
   // Failed tasks by id: the task when it was read, null when counted from the index.
   const failed = new Map<number, Task | null>();
+  const working: Task[] = [];
   const take = (id: number, read: TaskRead): void => {
     if (read.kind === 'ok') {
       counts[read.task.status]++;
+      if (read.task.status === 'in_progress') working.push(read.task);
       if (read.task.status === 'failed') failed.set(id, read.task);
     } else if (read.kind === 'corrupt') problems.push({ id, file: read.file, reason: read.reason });
   };
@@ -67,5 +71,12 @@ export function countFileBoard(store: TaskStore, paths: StatePaths, failedShown:
       if (read.kind === 'ok' && read.task.status === 'failed') shown.push(read.task);
     }
   }
-  return { counts, failed: shown, problems: problems.sort((a, b) => a.id - b.id) };
+  return { counts, failed: shown, problems: problems.sort((a, b) => a.id - b.id), held: heldIn(working) };
+}
+
+function heldIn(tasks: readonly Task[]): BoardCounts['held'] {
+  return tasks
+    .filter((task) => task.status === 'in_progress' && task.owner !== null)
+    .map((task) => ({ id: task.id, owner: task.owner! }))
+    .sort((a, b) => a.id - b.id);
 }

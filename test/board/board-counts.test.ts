@@ -8,6 +8,7 @@ import type { Board } from '../../src/board/board.js';
 import type { StatePaths } from '../../src/paths.js';
 import { openBoard } from '../helpers/board.js';
 import { runTeamd } from '../helpers/processes.js';
+import { writeRoster } from '../helpers/team.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 /** 12 tasks: 2 pending, 2 in progress, 5 completed, 2 failed, 1 cancelled. */
@@ -32,6 +33,7 @@ const summary = (counted: ReturnType<typeof countListing>) => ({
   counts: counted.counts,
   failed: counted.failed.map((task) => [task.id, task.status, task.result]),
   problems: counted.problems.map((problem) => [problem.id, problem.file]),
+  held: counted.held,
 });
 
 describe('the board counted for teamd status, with the done index (board/done-index.ts)', () => {
@@ -175,8 +177,16 @@ describe('the board counted for teamd status, with the done index (board/done-in
       'task 10 failed (alice): broke 10 (teamd task show 10)',
       'task 11 failed (alice): broke 11 (teamd task show 11)',
     ]);
+    // alice, who holds tasks 3 and 4, is on no roster here: the person is asked about them.
+    expect(json.needsYou.filter((line) => /held by/.test(line))).toEqual([
+      'task 3 is held by alice, who is not a teammate: if nobody works on it, put it back with teamd task release 3',
+      'task 4 is held by alice, who is not a teammate: if nobody works on it, put it back with teamd task release 4',
+    ]);
+    writeRoster(dir, ['alice']);
+    const known = JSON.parse((await runTeamd(['status', '--json', '--dir', dir])).stdout) as { needsYou: string[] };
+    expect(known.needsYou.filter((line) => /held by/.test(line))).toEqual([]);
     fs.rmSync(paths.doneIndex);
     const without = await runTeamd(['status', '--json', '--dir', dir]);
-    expect(JSON.parse(without.stdout)).toMatchObject({ tasks: json.tasks, needsYou: json.needsYou });
+    expect(JSON.parse(without.stdout)).toMatchObject({ tasks: json.tasks, needsYou: known.needsYou });
   });
 });

@@ -48,7 +48,7 @@ export function statusCommand(io: Io): Command {
         if (!isTeamdError(error, 'STORE_UNAVAILABLE')) throw error;
         storeError = error.message;
         needsYou.push(`${error.message}: the teammates wait for it (they neither spin nor fail their tasks); check the server named by the store setting`);
-        return { counts: noTasks(), failed: [], problems: [] };
+        return { counts: noTasks(), failed: [], problems: [], held: [] };
       });
       const tasks = counted.counts;
       const stopped = members.filter((m) => m.status === 'stopped' || m.status === 'unknown');
@@ -62,6 +62,8 @@ export function statusCommand(io: Io): Command {
           `task ${task.id} failed${task.owner ? ` (${task.owner})` : ''}: ${firstLine(task.result ?? 'no reason given', 120)} (teamd task show ${task.id})`,
         );
       if (tasks.failed > counted.failed.length) needsYou.push(`${tasks.failed - counted.failed.length} more failed tasks: teamd task list --status failed`);
+      // Only what the roster can vouch for: an unreadable one names no member.
+      if (config) needsYou.push(...heldByStrangers(counted.held, members));
       const plans = storeError ? [] : await pendingPlanRequests(mailbox, paths, scanFileOf(store, paths));
       for (const plan of plans)
         needsYou.push(
@@ -190,4 +192,16 @@ function memberProblem(m: MemberView, now: Date): string | null {
   if (!m.retryAt) return `${m.name}: ${m.problem}`;
   const inSeconds = Math.max(0, Math.round((Date.parse(m.retryAt) - now.getTime()) / 1000));
   return `${m.name} waits: ${m.problem}; next try at ${m.retryAt.slice(11, 19)} UTC (in ${inSeconds} s)`;
+}
+
+/**
+ * Tasks in progress held by a name that is no member: a person working one by hand (teamd task
+ * claim --owner), or a task nobody works on (the roster edited, a task file copied in). The
+ * daemon releases only its members' tasks, so the person is asked.
+ */
+function heldByStrangers(held: BoardCounts['held'], members: readonly { readonly name: string }[]): string[] {
+  const names = new Set(members.map((m) => m.name));
+  return held
+    .filter((task) => !names.has(task.owner))
+    .map((task) => `task ${task.id} is held by ${task.owner}, who is not a teammate: if nobody works on it, put it back with teamd task release ${task.id}`);
 }
