@@ -6,6 +6,7 @@ import { formatLogLine } from '../../src/cli/log-format.js';
 import { member, startDaemon } from '../helpers/daemon.js';
 import { collectOutput, runTeamd, TEAMD_BIN } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { writeRoster } from '../helpers/team.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('teamd logs', () => {
@@ -33,6 +34,17 @@ describe('teamd logs', () => {
     expect((await output).code).toBe(0);
     const aliceLog = await runTeamd(['logs', 'alice', '--dir', dir]);
     expect(aliceLog.stdout).toMatch(/alice: teammate started/);
+  });
+
+  it('a name that is neither a teammate nor a log is refused in one line (exit 2); a teammate with no log yet is not', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    writeRoster(dir, ['alice']);
+    const typo = await runTeamd(['logs', 'alcie', '--dir', dir]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe('teamd: no teammate named "alcie" and no log for it (logs: daemon); teamd logs --all shows every one\n');
+    const quiet = await runTeamd(['logs', 'alice', '--dir', dir]);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toMatch(/^no log yet at .*alice\.log\n$/);
   });
 
   it('reads from the end: the last lines of a 120 MB log in a process whose heap could not hold it', async () => {

@@ -6,6 +6,7 @@ import { LEVEL_NUMBERS, parseLogLine, type LogEntry } from '../../logs/log-entry
 import { lastLines, type LineVerdict } from '../../logs/read-backwards.js';
 import type { StatePaths } from '../../paths.js';
 import { readConfig } from '../../roster/roster.js';
+import { TeamdError } from '../../errors.js';
 import { followLines } from '../../watch/follow-lines.js';
 import { openContext } from '../context.js';
 import { untilInterrupted } from '../interrupt.js';
@@ -37,6 +38,7 @@ export function logsCommand(io: Io): Command {
       if (options.all && name) throw new InvalidArgumentError(`give a name or --all, not both`);
       const { paths, logger } = await openContext(io, options.dir, 'read');
       const names = options.all ? logNames(paths) : [name ?? 'daemon'];
+      if (name !== undefined && !options.follow) requireKnown(paths, name);
       const keep = (line: string): LineVerdict => verdict(parseLogLine(line), options);
       const print = (line: string): void => {
         const entry = parseLogLine(line);
@@ -65,6 +67,26 @@ function verdict(entry: LogEntry | null, options: LogsOptions): LineVerdict {
 }
 
 /** The daemon and every teammate with a log: the roster's members, and any other *.log but the CLI's. */
+/**
+ * A name that is neither a log nor a member is a typo: said, with the logs there are, rather than
+ * "no log yet". A member with no log yet, a removed one whose log is kept, and any name when the
+ * roster cannot be read are let through; so is --follow, which waits for a log to appear.
+ */
+function requireKnown(paths: StatePaths, name: string): void {
+  if (name === 'daemon' || fs.existsSync(paths.logFile(name))) return;
+  let members: string[];
+  try {
+    members = readConfig(paths.config).members.map((m) => m.name);
+  } catch {
+    return;
+  }
+  if (members.includes(name)) return;
+  throw new TeamdError(
+    'UNKNOWN_MEMBER',
+    `no teammate named "${name}" and no log for it (logs: ${logNames(paths).join(', ')}); teamd logs --all shows every one`,
+  );
+}
+
 function logNames(paths: StatePaths): string[] {
   let files: string[] = [];
   try {
