@@ -1,4 +1,3 @@
-import type fs from 'node:fs';
 import { TeamdError } from '../errors.js';
 import { statIfAny } from '../fs/stat-if-any.js';
 import { sameVersion } from './done-index.js';
@@ -87,13 +86,9 @@ function indexFinished(store: TaskStore, paths: StatePaths): number {
     const read = store.read(id);
     const after = statIfAny(file);
     if (read.kind !== 'ok' || read.file !== file || !isTerminal(read.task.status) || !before || !after) continue;
-    if (!sameVersion({ id, status: read.task.status, ...identity(before) }, after)) continue;
+    if (!sameVersion(before, after)) continue;
     store.doneIndex.recordVersion(id, read.task.status, after);
     added++;
   }
   return added;
-}
-
-function identity({ ino, size, mtimeMs, ctimeMs }: fs.Stats): { ino: number; size: number; mtimeMs: number; ctimeMs: number } {
-  return { ino, size, mtimeMs, ctimeMs };
 }

@@ -124,6 +124,6 @@ function parseLines(text: string): Map<number, DoneEntry> {
 const COMPACT_SLACK = 1_000;
 
 /** Whether the file is still the version the entry recorded. */
-export function sameVersion(entry: DoneEntry, stat: Identity): boolean {
+export function sameVersion(entry: Identity, stat: Identity): boolean {
   return entry.ino === stat.ino && entry.size === stat.size && entry.mtimeMs === stat.mtimeMs && entry.ctimeMs === stat.ctimeMs;
 }

@@ -122,9 +122,8 @@ export function readRequestScan(file: string): RequestScan | null {
  * nothing. `scanFile` null (a store that filters by type itself): read from the start.
  */
 export async function pendingPlanRequests(mail: MailStore, paths: StatePaths, scanFile: string | null): Promise<PlanRequest[]> {
-  const scan = scanFile
-    ? await advanceScan(mail, answerKey(paths), readRequestScan(scanFile) ?? EMPTY_SCAN, inboxFiles(paths))
-    : await advanceScan(mail, answerKey(paths), EMPTY_SCAN);
+  const from = scanFile ? (readRequestScan(scanFile) ?? EMPTY_SCAN) : EMPTY_SCAN;
+  const scan = await advanceScan(mail, answerKey(paths), from, scanFile ? inboxFiles(paths) : null);
   return scan.pending.map((request) => planRequestOf(request, null));
 }
 

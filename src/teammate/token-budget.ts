@@ -1,4 +1,5 @@
 import type { ChatMessage, Usage } from '../model/model-client.js';
+import type { TeamConfig } from '../roster/roster.js';
 import type { Session } from './session-store.js';
 
 /** A teammate's own budget and the team's, and what the other teammates have spent. */
@@ -6,6 +7,15 @@ export interface BudgetView {
   readonly member?: number | undefined;
   readonly team?: number | undefined;
   readonly othersSpent: number;
+}
+
+/** A teammate's budgets as the roster says now (read afresh: the person may raise either while it runs). */
+export function rosterBudget(roster: () => TeamConfig, name: string): () => BudgetView {
+  return () => {
+    const now = roster();
+    const othersSpent = now.members.filter((m) => m.name !== name).reduce((sum, m) => sum + (m.usage ? spentTokens(m.usage) : 0), 0);
+    return { member: now.members.find((m) => m.name === name)?.budgetTokens, team: now.settings.teamBudgetTokens, othersSpent };
+  };
 }
 
 export interface BudgetVerdict {

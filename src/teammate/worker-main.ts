@@ -28,7 +28,7 @@ import { listSkills, userSkillsDir } from '../skills/skills.js';
 import { TeammateRuntime, type RuntimeEnd } from './teammate-runtime.js';
 import { HeapTrim, type Collector } from './heap-trim.js';
 import { parseWorkerArgs } from './worker-args.js';
-import { spentTokens } from './token-budget.js';
+import { rosterBudget } from './token-budget.js';
 import { servedModel } from '../model/model-catalog.js';
 import { policyGateMaker } from './policy-wiring.js';
 import { openMcpServers } from './mcp-wiring.js';
@@ -225,12 +225,7 @@ export async function runWorker({
     // Never more than the model allows: a maxTokens set too high would have every request refused.
     maxTokens: Math.min(config.settings.maxTokens, outputCap),
     compactThresholdTokens: config.settings.compactThresholdTokens,
-    budget: () => {
-      // Read afresh: the person may raise either budget while the teammate runs.
-      const now = roster.read();
-      const others = now.members.filter((m) => m.name !== args.name).reduce((sum, m) => sum + (m.usage ? spentTokens(m.usage) : 0), 0);
-      return { member: now.members.find((m) => m.name === args.name)?.budgetTokens, team: now.settings.teamBudgetTokens, othersSpent: others };
-    },
+    budget: rosterBudget(() => roster.read(), args.name),
     backoff: { baseMs: config.settings.modelRetryBaseMs, maxMs: config.settings.modelRetryMaxMs },
     maxTokensCap: outputCap,
     ...(looked ? { daemonCoversBoard: () => looked.covers() } : {}),
