@@ -23,7 +23,8 @@ import { formatMs, percentile, table } from './stats.js';
 const TEAMD = fileURLToPath(new URL('../../bin/teamd', import.meta.url));
 const TEAM = Number(process.env.BENCH_SCALE_TEAM ?? 50);
 const BIG_TEAM = Number(process.env.BENCH_SCALE_BIG_TEAM ?? 100);
-const SAMPLES = Number(process.env.BENCH_SCALE_SAMPLES ?? 30);
+// p99 of fewer than 100 samples is their maximum: one stall of this VM would be the figure.
+const SAMPLES = Number(process.env.BENCH_SCALE_SAMPLES ?? 100);
 const IDLE_SECONDS = Number(process.env.BENCH_SCALE_IDLE_SECONDS ?? 60);
 const LONG_RUN_TASKS = Number(process.env.BENCH_SCALE_TASKS ?? 400);
 const NOOP = '```sh\ntrue\n```';
@@ -381,14 +382,14 @@ export async function benchScale(): Promise<void> {
     const taskLatency = await taskWakes(paths, team.board, TEAM, SAMPLES);
     rows.push({
       figure: `wake p99, task -> claimed, ${TEAM} idle, 10,000 tasks (1,000 pending)`,
-      measured: `${p(taskLatency, 99)} (p50 ${p(taskLatency, 50)})`,
+      measured: `${p(taskLatency, 99)} (p50 ${p(taskLatency, 50)}, max ${p(taskLatency, 100)})`,
       floor: `bare fs.watch p99 ${p(floorWatch, 99)}`,
       goal: '<= 50 ms',
     });
     const messageLatency = await messageWakes(paths, TEAM, SAMPLES);
     rows.push({
       figure: `wake p99, message -> read, ${TEAM} idle`,
-      measured: `${p(messageLatency, 99)} (p50 ${p(messageLatency, 50)})`,
+      measured: `${p(messageLatency, 99)} (p50 ${p(messageLatency, 50)}, max ${p(messageLatency, 100)})`,
       floor: `bare fs.watch p99 ${p(floorWatch, 99)}`,
       goal: '<= 20 ms',
     });
@@ -449,7 +450,7 @@ export async function benchScale(): Promise<void> {
     const limits = readInotifyLimits();
     rows.push({
       figure: `${BIG_TEAM} teammates: wake p99 task -> claimed; message -> read`,
-      measured: `${p(bigTask, 99)}; ${p(bigMessage, 99)}`,
+      measured: `${p(bigTask, 99)}; ${p(bigMessage, 99)} (max ${p(bigTask, 100)}; ${p(bigMessage, 100)})`,
       floor: `bare fs.watch p99 ${p(floorWatch, 99)}`,
       goal: '<= 100 ms',
     });
