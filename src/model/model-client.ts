@@ -92,40 +92,71 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     loaded = { sdk, client };
     return loaded;
   };
+  const retries = options.maxRetries ?? 2;
+  const once = async (request: ModelRequest, signal: AbortSignal | undefined): Promise<ModelResponse> => {
+    const { sdk, client } = await load();
+    const controller = new AbortController();
+    const cancel = () => controller.abort();
+    signal?.addEventListener('abort', cancel, { once: true });
+    const watchdog = new StallWatchdog(options.stallMs, cancel);
+    const tools = request.tools.map((tool, index) => (index === request.tools.length - 1 ? { ...tool, cache_control: { type: 'ephemeral' as const } } : tool));
+    try {
+      if (signal?.aborted) throw new ModelError('aborted', 'the model call was cancelled');
+      const stream = client.withOptions({ fetch: watchdog.wrap(http.fetch) as unknown as typeof fetch }).messages.stream(
+        {
+          model: options.model,
+          max_tokens: request.maxTokens,
+          system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }],
+          tools,
+          messages: withMovingBreakpoint(request.messages),
+        },
+        { signal: controller.signal },
+      );
+      return toResponse(await stream.finalMessage());
+    } catch (error) {
+      if (error instanceof ModelError) throw error;
+      if (watchdog.stalled && !signal?.aborted)
+        throw new ModelError('stalled', `the model API sent nothing for ${options.stallMs} ms; the call was abandoned`, { cause: error });
+      throw classifySdkError(sdk.SdkClient, error, options.model);
+    } finally {
+      watchdog.disarm();
+      signal?.removeEventListener('abort', cancel);
+    }
+  };
   return {
     async create(request, signal) {
-      const { sdk, client } = await load();
-      const controller = new AbortController();
-      const cancel = () => controller.abort();
-      signal?.addEventListener('abort', cancel, { once: true });
-      const watchdog = new StallWatchdog(options.stallMs, cancel);
-      const tools = request.tools.map((tool, index) =>
-        index === request.tools.length - 1 ? { ...tool, cache_control: { type: 'ephemeral' as const } } : tool,
-      );
-      try {
-        if (signal?.aborted) throw new ModelError('aborted', 'the model call was cancelled');
-        const stream = client.withOptions({ fetch: watchdog.wrap(http.fetch) as unknown as typeof fetch }).messages.stream(
-          {
-            model: options.model,
-            max_tokens: request.maxTokens,
-            system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }],
-            tools,
-            messages: withMovingBreakpoint(request.messages),
-          },
-          { signal: controller.signal },
-        );
-        return toResponse(await stream.finalMessage());
-      } catch (error) {
-        if (error instanceof ModelError) throw error;
-        if (watchdog.stalled && !signal?.aborted)
-          throw new ModelError('stalled', `the model API sent nothing for ${options.stallMs} ms; the call was abandoned`, { cause: error });
-        throw classifySdkError(sdk.SdkClient, error, options.model);
-      } finally {
-        watchdog.disarm();
-        signal?.removeEventListener('abort', cancel);
+      // An error event inside an answer comes after HTTP 200, so the SDK never retries it: it is
+      // retried here as the SDK retries a 529, the answer begun so far thrown away.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await once(request, signal);
+        } catch (error) {
+          if (!(error instanceof ModelError) || !error.midAnswer || attempt >= retries || signal?.aborted) throw error;
+          const waitMs = retryDelayMs(attempt);
+          options.logger.warn({ attempt: attempt + 1, of: retries, waitMs, reason: error.message }, 'model call failed mid-answer; retrying');
+          await pause(waitMs, signal);
+        }
       }
     },
   };
+}
+
+/** The SDK's own schedule: 0.5 s doubling per retry, up to 8 s, less up to a quarter at random. */
+function retryDelayMs(attempt: number): number {
+  return Math.round(Math.min(8_000, 500 * 2 ** attempt) * (1 - Math.random() * 0.25));
+}
+
+/** Waits, or stops waiting at once when the call is cancelled (the next attempt then says so). */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /**

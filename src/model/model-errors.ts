@@ -20,12 +20,15 @@ export type ModelFailureClass = 'transient' | 'fatal' | 'prompt_too_long' | 'abo
 /** A failed model call, classified by the SDK's error classes (never by message text, except the API's "prompt is too long"). */
 export class ModelError extends Error {
   override readonly name = 'ModelError';
+  /** An error event inside an answer that had begun (HTTP 200): the SDK does not retry these itself. */
+  readonly midAnswer: boolean;
   constructor(
     readonly kind: ModelErrorKind,
     message: string,
-    options: { cause?: unknown } = {},
+    options: { cause?: unknown; midAnswer?: boolean } = {},
   ) {
-    super(message, options);
+    super(message, options.cause === undefined ? {} : { cause: options.cause });
+    this.midAnswer = options.midAnswer ?? false;
   }
 }
 
@@ -85,8 +88,12 @@ export function classifySdkError(A: SdkClass, error: unknown, model: string): Mo
   if (error instanceof A.APIError) {
     // An error event in the middle of a stream has no status, only the error's type.
     const type = (error as { type?: string | null }).type;
-    if (type === 'overloaded_error') return as('overloaded', `the model API was overloaded mid-answer (${message})`);
-    if (type === 'api_error' || type === 'rate_limit_error') return as('server', `the model API failed mid-answer (${message})`);
+    if (error.status === undefined && type === 'overloaded_error')
+      return new ModelError('overloaded', `the model API was overloaded mid-answer (${message})`, { cause: error, midAnswer: true });
+    if (error.status === undefined && (type === 'api_error' || type === 'rate_limit_error'))
+      return new ModelError('server', `the model API failed mid-answer (${message})`, { cause: error, midAnswer: true });
+    if (type === 'overloaded_error') return as('overloaded', `the model API was overloaded (${message})`);
+    if (type === 'api_error' || type === 'rate_limit_error') return as('server', `the model API failed (${message})`);
     return as('other', `model API error ${error.status ?? ''}: ${message}`);
   }
   return as('other', message);

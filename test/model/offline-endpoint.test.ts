@@ -198,6 +198,17 @@ describe('the offline endpoint streams, and misbehaves when scripted', () => {
     expect((await call()).status).toBe(200);
   });
 
+  it('an error event mid-answer: the stream starts, with its text, then the SDK throws the API error of that type, with no status', async () => {
+    const { sdk } = await endpoint({ alice: [{ streamError: 'overloaded_error', text: 'begun' }] });
+    const stream = sdk.messages.stream({ model: 'offline', max_tokens: 100, messages: [{ role: 'user', content: 'go' }] });
+    const texts: string[] = [];
+    stream.on('text', (text) => texts.push(text));
+    const error = (await stream.finalMessage().catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>;
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect({ status: error.status, type: error.type }).toEqual({ status: undefined, type: 'overloaded_error' });
+    expect(texts).toEqual(['begun']);
+  });
+
   it('a stalled stream sends its start and then nothing, until the client gives up', async () => {
     const { sdk } = await endpoint({ alice: [{ stall: true }] });
     const controller = new AbortController();

@@ -120,12 +120,28 @@ describe('stop reasons a real model gives (offline endpoint, real SDK, streamed)
 });
 
 describe('model errors after the SDK retries', () => {
+  it('error events mid-answer, which the SDK does not retry, are retried in the call as it retries a 529; what streamed before them is not kept', async () => {
+    const { done, session, log } = await team([{ streamError: 'overloaded_error', text: 'PARTIAL-ANSWER-BEFORE-THE-ERROR', times: 2 }]);
+    const task = await done(1);
+    // Never put back on the board: claimed once, and no back-off.
+    expect(task).toMatchObject({ status: 'completed', owner: 'alice', claim: 1 });
+    const retries = log('alice')
+      .split('\n')
+      .filter((line) => line.includes('model call failed mid-answer; retrying'));
+    expect(retries.map((line) => (JSON.parse(line) as { attempt: number }).attempt)).toEqual([1, 2]);
+    expect(log('alice')).not.toContain('model unavailable');
+    expect(session()).not.toContain('PARTIAL-ANSWER-BEFORE-THE-ERROR');
+    expect(log('daemon')).not.toContain('would refuse');
+  });
+
   it.each<[string, ScriptStep[]]>([
     ['429s for 3 s', [{ status: 429, forMs: 3_000 }]],
     ['529s past the retries', [{ status: 529, times: 4 }]],
     ['500s past the retries', [{ status: 500, times: 4 }]],
     ['dropped connections', [{ drop: true, times: 4 }]],
     ['a stalled stream', [{ stall: true }]],
+    ['overloaded_error events mid-answer past the retries', [{ streamError: 'overloaded_error', text: 'Half an answer, then', times: 3 }]],
+    ['api_error events mid-answer past the retries', [{ streamError: 'api_error', times: 3 }]],
   ])('%s: the task goes back to the board (never failed), the teammate backs off with the reason in status, then does it', async (_name, steps) => {
     const { dir, done, board, lead } = await team(steps);
     // The wait is short here: ask status until it shows one (the roster says when it began and ends).

@@ -14,6 +14,8 @@ export interface StreamShape {
   readonly truncateLastToolUse?: boolean;
   /** Start the answer, then send nothing more (the connection stays open until the client gives up). */
   readonly stall?: boolean;
+  /** Start the answer (its first text block, if any), then an error event, and end the stream: no message_stop. */
+  readonly streamError?: 'overloaded_error' | 'api_error';
 }
 
 /** A whole Messages API answer as one JSON body (a request without `stream`). */
@@ -39,6 +41,16 @@ export function streamMessage(res: http.ServerResponse, message: OfflineMessage,
   });
   if (shape.stall) {
     event('ping', {});
+    return;
+  }
+  if (shape.streamError) {
+    const first = message.content[0];
+    if (first?.type === 'text') {
+      event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+      event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: first.text } });
+    }
+    event('error', { error: { type: shape.streamError, message: shape.streamError === 'overloaded_error' ? 'Overloaded' : 'Internal server error' } });
+    res.end();
     return;
   }
   for (const [index, block] of message.content.entries()) {

@@ -22,6 +22,8 @@ export const scriptStepSchema = z.union([
   z.strictObject({ drop: z.literal(true), ...repeat }),
   /** The answer starts streaming, then no byte more: the client's stall timeout must end it. */
   z.strictObject({ stall: z.literal(true), ...repeat }),
+  /** The answer starts streaming (with `text`, if given), then an error event ends it: how the API reports overload mid-answer. */
+  z.strictObject({ streamError: z.enum(['overloaded_error', 'api_error']), text: z.string().min(1).optional(), ...repeat }),
   z.strictObject({ stopReason: z.enum(['end_turn', 'max_tokens', 'pause_turn', 'refusal']), text: z.string().optional(), ...repeat }),
   /** The output limit is hit inside a tool call: its input JSON arrives cut off. */
   z.strictObject({ stopReason: z.literal('max_tokens'), truncatedToolUse: toolCall, ...repeat }),

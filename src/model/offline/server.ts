@@ -116,6 +116,9 @@ export class OfflineModelServer {
     const message = this.bill(request, turn);
     if (request.stream) return streamMessage(res, message, shape);
     if (shape.stall) return; // a stall without streaming: the headers never come
+    // Unstreamed, the API reports the same failure as the HTTP error it is.
+    if (shape.streamError === 'overloaded_error') return sendApiError(res, 529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '5' });
+    if (shape.streamError) return sendApiError(res, 500, 'api_error', 'Internal server error', { 'retry-after-ms': '5' });
     return sendJsonMessage(res, message);
   }
 
@@ -169,6 +172,10 @@ let sequence = 0;
 function scriptedTurn(step: Exclude<ScriptStep, { status: number } | { drop: true }>): { turn: OfflineTurn; shape: StreamShape } {
   const id = () => `toolu_scripted_${Date.now().toString(36)}_${++sequence}`;
   if ('stall' in step) return { turn: { content: [], stop_reason: 'end_turn' }, shape: { stall: true } };
+  if ('streamError' in step) {
+    const content: OfflineBlock[] = step.text === undefined ? [] : [{ type: 'text', text: step.text }];
+    return { turn: { content, stop_reason: 'end_turn' }, shape: { streamError: step.streamError } };
+  }
   if ('truncatedToolUse' in step) {
     const content: OfflineBlock[] = [{ type: 'tool_use', id: id(), name: step.truncatedToolUse.name, input: step.truncatedToolUse.input }];
     return { turn: { content, stop_reason: 'max_tokens' }, shape: { truncateLastToolUse: true } };
