@@ -6,7 +6,7 @@ import { TEAMMATE_HEADER } from './offline/env.js';
 import { sdkLogger } from './sdk-logger.js';
 import type { SdkClient } from './sdk-client.js';
 import { StallWatchdog } from './stall-watchdog.js';
-import { createHttpClient } from './http/http-fetch.js';
+import { createHttpClient, type HttpFetch } from './http/http-fetch.js';
 
 export { describeModelError, isPromptTooLong, ModelError } from './model-errors.js';
 
@@ -99,10 +99,16 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     const cancel = () => controller.abort();
     signal?.addEventListener('abort', cancel, { once: true });
     const watchdog = new StallWatchdog(options.stallMs, cancel);
+    let answerBegan = false;
+    const fetch: HttpFetch = async (input, init) => {
+      const response = await http.fetch(input, init);
+      answerBegan = response.status >= 200 && response.status < 300;
+      return response;
+    };
     const tools = request.tools.map((tool, index) => (index === request.tools.length - 1 ? { ...tool, cache_control: { type: 'ephemeral' as const } } : tool));
     try {
       if (signal?.aborted) throw new ModelError('aborted', 'the model call was cancelled');
-      const stream = client.withOptions({ fetch: watchdog.wrap(http.fetch) as unknown as typeof fetch }).messages.stream(
+      const stream = client.withOptions({ fetch: watchdog.wrap(fetch) as unknown as typeof globalThis.fetch }).messages.stream(
         {
           model: options.model,
           max_tokens: request.maxTokens,
@@ -117,7 +123,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       if (error instanceof ModelError) throw error;
       if (watchdog.stalled && !signal?.aborted)
         throw new ModelError('stalled', `the model API sent nothing for ${options.stallMs} ms; the call was abandoned`, { cause: error });
-      throw classifySdkError(sdk.SdkClient, error, options.model);
+      throw classifySdkError(sdk.SdkClient, error, options.model, { answerBegan });
     } finally {
       watchdog.disarm();
       signal?.removeEventListener('abort', cancel);
@@ -125,8 +131,8 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   };
   return {
     async create(request, signal) {
-      // An error event inside an answer comes after HTTP 200, so the SDK never retries it: it is
-      // retried here as the SDK retries a 529, the answer begun so far thrown away.
+      // An error event inside an answer, or an answer cut off, comes after HTTP 200, so the SDK
+      // never retries it: it is retried here as the SDK retries a 529, what had come thrown away.
       for (let attempt = 0; ; attempt++) {
         try {
           return await once(request, signal);

@@ -58,8 +58,13 @@ export function failureClass(error: unknown): ModelFailureClass {
 /** The SDK's client class: its statics are the SDK's error classes. */
 type SdkClass = typeof BaseAnthropic;
 
-/** Turns what the SDK threw into a ModelError with a message that says what to do. */
-export function classifySdkError(A: SdkClass, error: unknown, model: string): ModelError {
+/**
+ * Turns what the SDK threw into a ModelError with a message that says what to do. `answerBegan`:
+ * the API had answered 2xx, so a failure that is not the API's own error is the answer cut off
+ * (a connection reset, a stream ended before message_stop), which the SDK reports as a bare
+ * AnthropicError with only a message.
+ */
+export function classifySdkError(A: SdkClass, error: unknown, model: string, context: { answerBegan?: boolean } = {}): ModelError {
   // The API's own words when it sent an error body; the SDK's message repeats the whole body.
   const apiMessage = error instanceof A.APIError ? (error as { apiMessage?: string | null }).apiMessage : null;
   const message = apiMessage ?? (error instanceof Error ? error.message : String(error));
@@ -73,6 +78,11 @@ export function classifySdkError(A: SdkClass, error: unknown, model: string): Mo
   if (error instanceof A.AuthenticationError)
     return as('auth', `the API key was refused (401: ${message}); check ANTHROPIC_API_KEY, then teamd spawn the teammate again`);
   if (error instanceof A.PermissionDeniedError) return as('permission', `the API key may not use ${model} (403: ${message})`);
+  if (error instanceof A.PaymentRequiredError)
+    return as('permission', `the API account cannot pay for calls (402: ${message}); check its billing, then teamd spawn the teammate again`);
+  // Retried by the SDK like a 429 or a 5xx, and as passing.
+  if (error instanceof A.RequestTimeoutError || error instanceof A.ConflictError)
+    return as('server', `the model API failed after retries (${error.status}: ${message})`);
   if (error instanceof A.NotFoundError) {
     // A 404 without the API's error body is a wrong address, not an unknown model.
     if (error.type !== 'not_found_error')
@@ -96,6 +106,8 @@ export function classifySdkError(A: SdkClass, error: unknown, model: string): Mo
     if (type === 'api_error' || type === 'rate_limit_error') return as('server', `the model API failed (${message})`);
     return as('other', `model API error ${error.status ?? ''}: ${message}`);
   }
+  if (context.answerBegan && error instanceof A.AnthropicError)
+    return new ModelError('connection', `the model API's answer was cut off (${message})`, { cause: error, midAnswer: true });
   return as('other', message);
 }
 

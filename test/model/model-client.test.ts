@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createAnthropicClient, ModelError, type ModelRequest } from '../../src/model/model-client.js';
+import { failureClass } from '../../src/model/model-errors.js';
 import { OfflineModelServer } from '../../src/model/offline/server.js';
 import { OfflineScript } from '../../src/model/offline/script.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -68,4 +69,23 @@ describe('createAnthropicClient and error events inside an answer', () => {
     expect(error.kind).toBe('aborted');
     expect(requests()).toBe(1);
   });
+});
+
+describe('createAnthropicClient and an answer cut off', () => {
+  it.each(['reset', 'end'] as const)(
+    'the connection %s mid-answer is retried in the call, then the answer is returned whole; three in a row are a transient connection failure',
+    async (how) => {
+      const { model, warnings } = await client([
+        { cutMidAnswer: how, text: 'BEGUN' },
+        { stopReason: 'end_turn', text: 'hello' },
+        { cutMidAnswer: how, times: 3 },
+        { stopReason: 'end_turn', text: 'too late' },
+      ]);
+      expect((await model.create(request)).content).toEqual([{ type: 'text', text: 'hello' }]);
+      expect(warnings()).toContain("the model API's answer was cut off");
+      const error = (await model.create(request).catch((e: unknown) => e)) as ModelError;
+      expect({ kind: error.kind, midAnswer: error.midAnswer }).toEqual({ kind: 'connection', midAnswer: true });
+      expect(failureClass(error)).toBe('transient');
+    },
+  );
 });

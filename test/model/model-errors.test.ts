@@ -20,4 +20,21 @@ describe('classifySdkError', () => {
     expect(classified.message).not.toContain('unknown model');
     expect(failureClass(classified)).toBe('fatal');
   });
+
+  it('after the retries, 408 and 409 are transient; 402 stops the teammate like a refused key', () => {
+    for (const status of [408, 409]) {
+      const error = Anthropic.APIError.generate(status, { type: 'error', error: { type: 'api_error', message: 'later' } }, undefined, headers);
+      expect(failureClass(classifySdkError(Anthropic, error, 'claude-x'))).toBe('transient');
+    }
+    const unpaid = Anthropic.APIError.generate(402, { type: 'error', error: { type: 'billing_error', message: 'no credit' } }, undefined, headers);
+    const classified = classifySdkError(Anthropic, unpaid, 'claude-x');
+    expect(failureClass(classified)).toBe('fatal');
+    expect(classified.message).toMatch(/^the API account cannot pay for calls \(402: no credit\)/);
+  });
+
+  it('a bare SDK error is cut-off answer only when the API had answered 2xx; before that it is not guessed at', () => {
+    const cut = new Anthropic.AnthropicError('terminated');
+    expect(classifySdkError(Anthropic, cut, 'claude-x', { answerBegan: true })).toMatchObject({ kind: 'connection', midAnswer: true });
+    expect(classifySdkError(Anthropic, cut, 'claude-x')).toMatchObject({ kind: 'other', midAnswer: false });
+  });
 });

@@ -142,6 +142,8 @@ describe('model errors after the SDK retries', () => {
     ['a stalled stream', [{ stall: true }]],
     ['overloaded_error events mid-answer past the retries', [{ streamError: 'overloaded_error', text: 'Half an answer, then', times: 3 }]],
     ['api_error events mid-answer past the retries', [{ streamError: 'api_error', times: 3 }]],
+    ['answers cut off by a reset connection past the retries', [{ cutMidAnswer: 'reset', text: 'Half an answer, then', times: 3 }]],
+    ['streams ended before message_stop past the retries', [{ cutMidAnswer: 'end', times: 3 }]],
   ])('%s: the task goes back to the board (never failed), the teammate backs off with the reason in status, then does it', async (_name, steps) => {
     const { dir, done, board, lead } = await team(steps);
     // The wait is short here: ask status until it shows one (the roster says when it began and ends).

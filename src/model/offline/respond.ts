@@ -16,6 +16,8 @@ export interface StreamShape {
   readonly stall?: boolean;
   /** Start the answer (its first text block, if any), then an error event, and end the stream: no message_stop. */
   readonly streamError?: 'overloaded_error' | 'api_error';
+  /** Start the answer (its first text block, if any), then reset the connection, or end the stream without message_stop. */
+  readonly cut?: 'reset' | 'end';
 }
 
 /** A whole Messages API answer as one JSON body (a request without `stream`). */
@@ -43,13 +45,19 @@ export function streamMessage(res: http.ServerResponse, message: OfflineMessage,
     event('ping', {});
     return;
   }
-  if (shape.streamError) {
+  if (shape.streamError || shape.cut) {
     const first = message.content[0];
     if (first?.type === 'text') {
       event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
       event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: first.text } });
     }
-    event('error', { error: { type: shape.streamError, message: shape.streamError === 'overloaded_error' ? 'Overloaded' : 'Internal server error' } });
+    if (shape.cut === 'reset') {
+      // What was written reaches the client first; then the connection goes, mid-answer.
+      res.socket?.end(() => res.socket?.destroy());
+      return;
+    }
+    if (shape.streamError)
+      event('error', { error: { type: shape.streamError, message: shape.streamError === 'overloaded_error' ? 'Overloaded' : 'Internal server error' } });
     res.end();
     return;
   }

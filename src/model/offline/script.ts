@@ -24,6 +24,8 @@ export const scriptStepSchema = z.union([
   z.strictObject({ stall: z.literal(true), ...repeat }),
   /** The answer starts streaming (with `text`, if given), then an error event ends it: how the API reports overload mid-answer. */
   z.strictObject({ streamError: z.enum(['overloaded_error', 'api_error']), text: z.string().min(1).optional(), ...repeat }),
+  /** The answer starts streaming (with `text`, if given), then the connection is reset, or the stream ends without message_stop. */
+  z.strictObject({ cutMidAnswer: z.enum(['reset', 'end']), text: z.string().min(1).optional(), ...repeat }),
   z.strictObject({ stopReason: z.enum(['end_turn', 'max_tokens', 'pause_turn', 'refusal']), text: z.string().optional(), ...repeat }),
   /** The output limit is hit inside a tool call: its input JSON arrives cut off. */
   z.strictObject({ stopReason: z.literal('max_tokens'), truncatedToolUse: toolCall, ...repeat }),

@@ -119,6 +119,7 @@ export class OfflineModelServer {
     // Unstreamed, the API reports the same failure as the HTTP error it is.
     if (shape.streamError === 'overloaded_error') return sendApiError(res, 529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '5' });
     if (shape.streamError) return sendApiError(res, 500, 'api_error', 'Internal server error', { 'retry-after-ms': '5' });
+    if (shape.cut) return void req.socket.destroy(); // unstreamed, the answer is cut before it comes
     return sendJsonMessage(res, message);
   }
 
@@ -172,9 +173,10 @@ let sequence = 0;
 function scriptedTurn(step: Exclude<ScriptStep, { status: number } | { drop: true }>): { turn: OfflineTurn; shape: StreamShape } {
   const id = () => `toolu_scripted_${Date.now().toString(36)}_${++sequence}`;
   if ('stall' in step) return { turn: { content: [], stop_reason: 'end_turn' }, shape: { stall: true } };
-  if ('streamError' in step) {
+  if ('streamError' in step || 'cutMidAnswer' in step) {
     const content: OfflineBlock[] = step.text === undefined ? [] : [{ type: 'text', text: step.text }];
-    return { turn: { content, stop_reason: 'end_turn' }, shape: { streamError: step.streamError } };
+    const shape: StreamShape = 'streamError' in step ? { streamError: step.streamError } : { cut: step.cutMidAnswer };
+    return { turn: { content, stop_reason: 'end_turn' }, shape };
   }
   if ('truncatedToolUse' in step) {
     const content: OfflineBlock[] = [{ type: 'tool_use', id: id(), name: step.truncatedToolUse.name, input: step.truncatedToolUse.input }];
