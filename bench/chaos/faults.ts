@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { StatePaths } from '../../src/paths.js';
 import { readConfig } from '../../src/roster/roster.js';
 import { isAlive } from '../../src/proc/process-identity.js';
@@ -26,6 +27,14 @@ function workerPids(paths: StatePaths): number[] {
     return readConfig(paths.config)
       .members.map((m) => m.pid)
       .filter((pid): pid is number => typeof pid === 'number' && isAlive(pid));
+  } catch {
+    return [];
+  }
+}
+
+function workerNames(paths: StatePaths): string[] {
+  try {
+    return readConfig(paths.config).members.map((m) => m.name);
   } catch {
     return [];
   }
@@ -169,6 +178,31 @@ export const FAULTS: readonly Fault[] = [
       // The daemon sets it aside and writes its own at its next write; if it has not yet, a person puts it back.
       if (fs.readFileSync(paths.config, 'utf8') === bad) fs.writeFileSync(paths.config, good);
       return bad;
+    },
+  },
+  {
+    kind: "a teammate's next model answers cut off mid-way (1-2, retried in the call)",
+    async apply({ paths, pick }) {
+      const name = pick(workerNames(paths));
+      if (name === undefined) return null;
+      const file = path.join(paths.root, 'offline-script.json');
+      let script: Record<string, unknown[]> = {};
+      try {
+        script = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown[]>;
+      } catch {
+        // none yet
+      }
+      const step = pick<Record<string, unknown>>([
+        { cutMidAnswer: 'reset', text: 'begun' },
+        { cutMidAnswer: 'end' },
+        { streamError: 'overloaded_error', text: 'begun' },
+        { streamError: 'api_error' },
+      ])!;
+      const steps = [...(script[name] ?? []), { ...step, times: 1 + Math.floor(Math.random() * 2) }];
+      // Whole, as the endpoint reads it at every request; its place in each teammate's list is kept.
+      fs.writeFileSync(`${file}.tmp`, JSON.stringify({ ...script, [name]: steps }));
+      fs.renameSync(`${file}.tmp`, file);
+      return `${name}: ${JSON.stringify(steps.at(-1))}`;
     },
   },
   {
