@@ -22,13 +22,16 @@ export class ModelError extends Error {
   override readonly name = 'ModelError';
   /** An error event inside an answer that had begun (HTTP 200): the SDK does not retry these itself. */
   readonly midAnswer: boolean;
+  /** How long the API asked to be left alone (its retry-after header on the last answer), when it said. */
+  readonly retryAfterMs: number | undefined;
   constructor(
     readonly kind: ModelErrorKind,
     message: string,
-    options: { cause?: unknown; midAnswer?: boolean } = {},
+    options: { cause?: unknown; midAnswer?: boolean; retryAfterMs?: number | undefined } = {},
   ) {
     super(message, options.cause === undefined ? {} : { cause: options.cause });
     this.midAnswer = options.midAnswer ?? false;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 
@@ -64,7 +67,8 @@ type SdkClass = typeof BaseAnthropic;
  * (a connection reset, a stream ended before message_stop), which the SDK reports as a bare
  * AnthropicError with only a message.
  */
-export function classifySdkError(A: SdkClass, error: unknown, model: string, context: { answerBegan?: boolean } = {}): ModelError {
+export function classifySdkError(A: SdkClass, error: unknown, model: string, context: { answerBegan?: boolean; now?: number } = {}): ModelError {
+  const now = context.now ?? Date.now();
   // The API's own words when it sent an error body; the SDK's message repeats the whole body.
   const apiMessage = error instanceof A.APIError ? (error as { apiMessage?: string | null }).apiMessage : null;
   const message = apiMessage ?? (error instanceof Error ? error.message : String(error));
@@ -89,10 +93,17 @@ export function classifySdkError(A: SdkClass, error: unknown, model: string, con
       return as('model_not_found', `the model API's address answered 404 without the API's error (${message}); check ANTHROPIC_BASE_URL`);
     return as('model_not_found', `unknown model ${model} (404: ${message}); teamd spawn it again with --model and a current model id`);
   }
-  if (error instanceof A.RateLimitError) return as('rate_limited', `rate limited by the model API after retries (429: ${message})`);
+  if (error instanceof A.RateLimitError)
+    return new ModelError('rate_limited', `rate limited by the model API after retries (429: ${message})`, {
+      cause: error,
+      retryAfterMs: retryAfterMs(error.headers, now),
+    });
   if (error instanceof A.InternalServerError) {
     const kind = error.status === 529 ? 'overloaded' : 'server';
-    return as(kind, `the model API failed after retries (${error.status}: ${message})`);
+    return new ModelError(kind, `the model API failed after retries (${error.status}: ${message})`, {
+      cause: error,
+      retryAfterMs: retryAfterMs(error.headers, now),
+    });
   }
   if (error instanceof A.APIConnectionError) return as('connection', `cannot reach the model API (${message})`);
   if (error instanceof A.APIError) {
@@ -109,6 +120,21 @@ export function classifySdkError(A: SdkClass, error: unknown, model: string, con
   if (context.answerBegan && error instanceof A.AnthropicError)
     return new ModelError('connection', `the model API's answer was cut off (${message})`, { cause: error, midAnswer: true });
   return as('other', message);
+}
+
+/** Past this, a retry-after is not believed (a clock gone wrong, a date years ahead). */
+const MAX_RETRY_AFTER_MS = 3_600_000;
+
+/**
+ * The wait an answer's headers ask for, as the SDK reads them for its own retries:
+ * `retry-after-ms` (milliseconds), else `retry-after` in seconds or as an HTTP date.
+ */
+export function retryAfterMs(headers: { get(name: string): string | null } | undefined, now: number): number | undefined {
+  const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
+  const raw = headers?.get('retry-after') ?? null;
+  const seconds = raw === null ? Number.NaN : Number(raw.trim());
+  const wait = Number.isFinite(ms) ? ms : Number.isFinite(seconds) ? seconds * 1_000 : raw === null ? Number.NaN : Date.parse(raw) - now;
+  return Number.isFinite(wait) && wait > 0 && wait <= MAX_RETRY_AFTER_MS ? Math.ceil(wait) : undefined;
 }
 
 export function isPromptTooLong(error: unknown): boolean {

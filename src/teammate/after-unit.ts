@@ -24,8 +24,8 @@ export type AfterUnit =
   | { readonly action: 'give-back'; readonly why: string }
   | { readonly action: 'refused'; readonly text: string }
   | { readonly action: 'budget-spent' }
-  /** A model outage outlasted the retries: the task goes back, the teammate waits. */
-  | { readonly action: 'outage'; readonly reason: string }
+  /** A model outage outlasted the retries: the task goes back, the teammate waits (at least `retryAfterMs`, when the API said). */
+  | { readonly action: 'outage'; readonly reason: string; readonly retryAfterMs?: number }
   /** The key or the model is refused: the teammate stops taking work. */
   | { readonly action: 'unusable'; readonly reason: string }
   /** The task fails; `freshConversation` when the API refused the conversation itself. */
@@ -41,8 +41,10 @@ export function decideAfterUnit(end: UnitEnd, facts: UnitFacts): AfterUnit {
     switch (failureClass(end.error)) {
       case 'aborted':
         return { action: 'nothing' };
-      case 'transient':
-        return { action: 'outage', reason };
+      case 'transient': {
+        const retryAfterMs = end.error instanceof ModelError ? end.error.retryAfterMs : undefined;
+        return retryAfterMs === undefined ? { action: 'outage', reason } : { action: 'outage', reason, retryAfterMs };
+      }
       case 'fatal':
         return { action: 'unusable', reason };
       case 'prompt_too_long':

@@ -309,7 +309,7 @@ export class TeammateRuntime {
         await this.budgetReached(this.budget.check(this.deps.session.messages), task);
         return;
       case 'outage':
-        this.backoff = nextBackoff(this.backoff, after.reason, Date.now(), this.deps.backoff);
+        this.backoff = nextBackoff(this.backoff, after.reason, Date.now(), this.deps.backoff, after.retryAfterMs);
         await this.outcomes.outage(task, after.reason);
         if (task) this.closeTask(task, `the model API was unavailable (${after.reason})`);
         else this.answerPending = true;

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { classifySdkError, failureClass } from '../../src/model/model-errors.js';
+import { classifySdkError, failureClass, retryAfterMs } from '../../src/model/model-errors.js';
 
 const headers = new Headers();
 
@@ -36,5 +36,30 @@ describe('classifySdkError', () => {
     const cut = new Anthropic.AnthropicError('terminated');
     expect(classifySdkError(Anthropic, cut, 'claude-x', { answerBegan: true })).toMatchObject({ kind: 'connection', midAnswer: true });
     expect(classifySdkError(Anthropic, cut, 'claude-x')).toMatchObject({ kind: 'other', midAnswer: false });
+  });
+
+  it("keeps the API's retry-after of the last answer: milliseconds, seconds or an HTTP date; nothing when absent, bad, past or over an hour", () => {
+    const now = Date.parse('2026-11-28T12:00:00Z');
+    const h = (entries: Record<string, string>) => new Headers(entries);
+    expect(retryAfterMs(h({ 'retry-after-ms': '1500.2' }), now)).toBe(1501);
+    expect(retryAfterMs(h({ 'retry-after': '90' }), now)).toBe(90_000);
+    expect(retryAfterMs(h({ 'retry-after': 'Sat, 28 Nov 2026 12:02:00 GMT' }), now)).toBe(120_000);
+    for (const bad of [
+      {} as Record<string, string>,
+      { 'retry-after': 'soon' },
+      { 'retry-after': '-3' },
+      { 'retry-after': 'Sat, 28 Nov 2026 11:00:00 GMT' },
+      { 'retry-after': '7200' },
+    ])
+      expect(retryAfterMs(h(bad), now)).toBeUndefined();
+    const limited = Anthropic.APIError.generate(
+      429,
+      { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } },
+      undefined,
+      h({ 'retry-after': '90' }),
+    );
+    expect(classifySdkError(Anthropic, limited, 'claude-x', { now })).toMatchObject({ kind: 'rate_limited', retryAfterMs: 90_000 });
+    const overloaded = Anthropic.APIError.generate(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, undefined, h({}));
+    expect(classifySdkError(Anthropic, overloaded, 'claude-x', { now }).retryAfterMs).toBeUndefined();
   });
 });

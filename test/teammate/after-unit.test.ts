@@ -30,6 +30,11 @@ describe('decideAfterUnit', () => {
     expect(decideAfterUnit(error(kind), owning)).toEqual({ action: 'outage', reason: `${kind} happened` });
   });
 
+  it("an outage carries the API's retry-after when it gave one", () => {
+    const limited = new ModelError('rate_limited', 'slow down', { retryAfterMs: 90_000 });
+    expect(decideAfterUnit({ kind: 'error', error: limited }, owning)).toEqual({ action: 'outage', reason: 'slow down', retryAfterMs: 90_000 });
+  });
+
   it.each(['auth', 'permission', 'model_not_found'] as const)('%s makes the teammate unusable', (kind) => {
     expect(decideAfterUnit(error(kind), owning)).toMatchObject({ action: 'unusable' });
   });
@@ -53,5 +58,13 @@ describe('nextBackoff', () => {
       waits.push(backoff.until);
     }
     expect(waits).toEqual([5_000, 10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000, 300_000]);
+  });
+
+  it("never waits less than the API's retry-after, even past the cap", async () => {
+    const { nextBackoff } = await import('../../src/teammate/model-backoff.js');
+    const policy = { baseMs: 5_000, maxMs: 300_000 };
+    expect(nextBackoff(null, 'x', 0, policy, 90_000).until).toBe(90_000);
+    expect(nextBackoff(null, 'x', 0, policy, 1_000).until).toBe(5_000);
+    expect(nextBackoff(null, 'x', 0, policy, 600_000).until).toBe(600_000);
   });
 });
