@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Logger } from '../logger.js';
 import type { ApiTool } from '../tools/registry.js';
-import { classifySdkError, ModelError } from './model-errors.js';
+import { classifySdkError, ModelError, retryAfterMs } from './model-errors.js';
 import { TEAMMATE_HEADER } from './offline/env.js';
 import { sdkLogger } from './sdk-logger.js';
 import type { SdkClient } from './sdk-client.js';
@@ -65,6 +65,9 @@ export interface AnthropicClientOptions {
 
 type Sdk = typeof import('./sdk-client.js');
 
+/** The longest retry-after the SDK may wait inside a call (older SDKs' own limit); past it, the teammate waits. */
+const IN_CALL_WAIT_MAX_MS = 60_000;
+
 /**
  * The real SDK (its client with the resources teamd calls, sdk-client.ts), used for both the
  * real API and the offline model (its baseURL), streaming, with a stall watchdog. It is loaded
@@ -103,6 +106,11 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     const fetch: HttpFetch = async (input, init) => {
       const response = await http.fetch(input, init);
       answerBegan = response.status >= 200 && response.status < 300;
+      // The SDK waits out any retry-after inside the call, however long, while the teammate looks
+      // busy with its task. A long one is the teammate's to wait instead: its task goes back to the
+      // board and status shows the next try (nextBackoff honours the header).
+      const asked = response.status === 429 || response.status >= 500 ? retryAfterMs(response.headers, Date.now()) : undefined;
+      if (asked !== undefined && asked > IN_CALL_WAIT_MAX_MS) response.headers.set('x-should-retry', 'false');
       return response;
     };
     const tools = request.tools.map((tool, index) => (index === request.tools.length - 1 ? { ...tool, cache_control: { type: 'ephemeral' as const } } : tool));

@@ -162,6 +162,18 @@ describe('model errors after the SDK retries', () => {
     await waitFor(() => member(dir, 'alice')?.problem === null, 'the problem cleared once the model answers');
   });
 
+  it('a 429 with a retry-after over a minute is not waited out inside the call: the task goes back at once and status shows the wait', async () => {
+    const { dir, board } = await team([{ status: 429, retryAfterSeconds: 90 }]);
+    const waiting = await waitForAsync(async () => {
+      const status = JSON.parse((await runTeamd(['status', '--json', '--dir', dir])).stdout) as { needsYou: string[] };
+      return status.needsYou.find((line) => line.startsWith('alice waits:'));
+    }, 'teamd status to show alice waiting');
+    const seconds = Number(/\(in (\d+) s\)$/.exec(waiting)?.[1]);
+    expect(seconds).toBeGreaterThan(60);
+    expect(seconds).toBeLessThanOrEqual(90);
+    expect(board.get(1)).toMatchObject({ status: 'pending', owner: null });
+  });
+
   it("429s past the SDK's retries: the teammate then waits the last answer's retry-after (8 s), not its shorter back-off (1.5 s)", async () => {
     // The SDK waits each retry-after itself (8 s, twice); the third 429 it gives up on.
     const { dir, board } = await team([{ status: 429, retryAfterSeconds: 8, times: 3 }]);
