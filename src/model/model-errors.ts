@@ -72,7 +72,8 @@ export function classifySdkError(A: SdkClass, error: unknown, model: string, con
   // The API's own words when it sent an error body; the SDK's message repeats the whole body.
   const apiMessage = error instanceof A.APIError ? (error as { apiMessage?: string | null }).apiMessage : null;
   const message = apiMessage ?? (error instanceof Error ? error.message : String(error));
-  const as = (kind: ModelErrorKind, text: string) => new ModelError(kind, text, { cause: error });
+  const as = (kind: ModelErrorKind, text: string, more: { midAnswer?: boolean; retryAfterMs?: number | undefined } = {}) =>
+    new ModelError(kind, text, { cause: error, ...more });
   if (error instanceof A.APIUserAbortError) return as('aborted', 'the model call was cancelled');
   if (error instanceof A.BadRequestError) {
     // The API says "prompt is too long" only in its message: the one text match we allow.
@@ -94,31 +95,24 @@ export function classifySdkError(A: SdkClass, error: unknown, model: string, con
     return as('model_not_found', `unknown model ${model} (404: ${message}); teamd spawn it again with --model and a current model id`);
   }
   if (error instanceof A.RateLimitError)
-    return new ModelError('rate_limited', `rate limited by the model API after retries (429: ${message})`, {
-      cause: error,
-      retryAfterMs: retryAfterMs(error.headers, now),
-    });
+    return as('rate_limited', `rate limited by the model API after retries (429: ${message})`, { retryAfterMs: retryAfterMs(error.headers, now) });
   if (error instanceof A.InternalServerError) {
     const kind = error.status === 529 ? 'overloaded' : 'server';
-    return new ModelError(kind, `the model API failed after retries (${error.status}: ${message})`, {
-      cause: error,
-      retryAfterMs: retryAfterMs(error.headers, now),
-    });
+    return as(kind, `the model API failed after retries (${error.status}: ${message})`, { retryAfterMs: retryAfterMs(error.headers, now) });
   }
   if (error instanceof A.APIConnectionError) return as('connection', `cannot reach the model API (${message})`);
   if (error instanceof A.APIError) {
     // An error event in the middle of a stream has no status, only the error's type.
     const type = (error as { type?: string | null }).type;
     if (error.status === undefined && type === 'overloaded_error')
-      return new ModelError('overloaded', `the model API was overloaded mid-answer (${message})`, { cause: error, midAnswer: true });
+      return as('overloaded', `the model API was overloaded mid-answer (${message})`, { midAnswer: true });
     if (error.status === undefined && (type === 'api_error' || type === 'rate_limit_error'))
-      return new ModelError('server', `the model API failed mid-answer (${message})`, { cause: error, midAnswer: true });
+      return as('server', `the model API failed mid-answer (${message})`, { midAnswer: true });
     if (type === 'overloaded_error') return as('overloaded', `the model API was overloaded (${message})`);
     if (type === 'api_error' || type === 'rate_limit_error') return as('server', `the model API failed (${message})`);
     return as('other', `model API error ${error.status ?? ''}: ${message}`);
   }
-  if (context.answerBegan && error instanceof A.AnthropicError)
-    return new ModelError('connection', `the model API's answer was cut off (${message})`, { cause: error, midAnswer: true });
+  if (context.answerBegan && error instanceof A.AnthropicError) return as('connection', `the model API's answer was cut off (${message})`, { midAnswer: true });
   return as('other', message);
 }
 

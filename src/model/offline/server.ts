@@ -117,8 +117,7 @@ export class OfflineModelServer {
     if (request.stream) return streamMessage(res, message, shape);
     if (shape.stall) return; // a stall without streaming: the headers never come
     // Unstreamed, the API reports the same failure as the HTTP error it is.
-    if (shape.streamError === 'overloaded_error') return sendApiError(res, 529, 'overloaded_error', 'Overloaded', { 'retry-after-ms': '5' });
-    if (shape.streamError) return sendApiError(res, 500, 'api_error', 'Internal server error', { 'retry-after-ms': '5' });
+    if (shape.streamError) return sendScriptedError(res, { status: shape.streamError === 'overloaded_error' ? 529 : 500 }, request);
     if (shape.cut) return void req.socket.destroy(); // unstreamed, the answer is cut before it comes
     return sendJsonMessage(res, message);
   }
