@@ -16,7 +16,7 @@ import { createLogger } from '../src/logger.js';
 import { statePaths, type StatePaths } from '../src/paths.js';
 import { inotifyUseOf, readInotifyLimits } from '../src/proc/inotify.js';
 import { readConfig, type Member } from '../src/roster/roster.js';
-import { TEAMMATE_NODE_FLAGS } from '../src/supervisor/member-process.js';
+import { TEAMMATE_V8_FLAGS } from '../src/boot/teammate-v8.js';
 import { cpuSeconds, pssMiB, rssMiB } from './proc.js';
 import { formatMs, percentile, table } from './stats.js';
 
@@ -230,9 +230,11 @@ async function bareWatchFloor(samples: number): Promise<number[]> {
   return latencies;
 }
 
-/** A bare Node child with an IPC channel and the teammates' V8 flags: the memory floor. */
+/** A bare Node child with an IPC channel and the teammates' V8 flags, set as a teammate sets them: the memory floor. */
 async function bareChildRss(): Promise<number> {
-  const child = spawn(process.execPath, [...TEAMMATE_NODE_FLAGS, '-e', 'setInterval(() => {}, 1000); process.send("up")'], {
+  const flags = TEAMMATE_V8_FLAGS.map((flag) => `v8.setFlagsFromString(${JSON.stringify(flag)});`).join(' ');
+  const script = `const v8 = require('node:v8'); ${flags} setInterval(() => {}, 1000); process.send('up')`;
+  const child = spawn(process.execPath, ['-e', script], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   await new Promise((resolve) => child.once('message', resolve));

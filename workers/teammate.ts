@@ -2,7 +2,7 @@
 import { statePaths } from '../src/paths.js';
 import { isDiskFull } from '../src/errors.js';
 import { killLeftovers, spawnMarker } from '../src/supervisor/leftovers.js';
-import { DISK_FULL_EXIT_CODE } from '../src/supervisor/restart-policy.js';
+import { DISK_FULL_EXIT_CODE, HEAP_EXIT_CODE } from '../src/supervisor/restart-policy.js';
 import { processDaemonLink } from '../src/teammate/daemon-link.js';
 import { parseWorkerArgs } from '../src/teammate/worker-args.js';
 import { runWorker } from '../src/teammate/worker-main.js';
@@ -35,15 +35,16 @@ processDaemonLink(process).onDisconnect(() => {
 // No top-level await: the bundle runs as CommonJS, with V8's code cache (src/boot/teammate-start.ts).
 async function main(): Promise<void> {
   try {
-    const { end, logger, unconfinedStarted } = await runWorker({
+    const { end, logger, unconfinedStarted, heapOver } = await runWorker({
       argv: process.argv.slice(2),
       proc: process,
       onLogger: (logger) => routeConsoleWarnings(console, logger),
       extraCaFile,
     });
     mayHaveLeftovers = unconfinedStarted > 0;
-    logger.info({ end }, 'teammate exiting');
-    process.exitCode = 0;
+    logger.info({ end, heapOver }, 'teammate exiting');
+    // Over its heap's bound, it is a crash for the daemon: started again, its task resumed (heap-bound.ts).
+    process.exitCode = heapOver ? HEAP_EXIT_CODE : 0;
   } catch (error) {
     process.stderr.write(`teammate failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     // A full disk is waited out by the daemon, not counted as a crash (supervisor/restart-policy.ts).

@@ -113,6 +113,12 @@ export const settingsSchema = z.looseObject({
   jobTimeoutMs: z._default(z.number().check(z.int(), z.positive(), z.lte(86_400_000)), 30 * 60_000),
   /** A background job's output past this many bytes is dropped (the job runs on; its record says the output was cut). */
   jobOutputMaxBytes: z._default(z.number().check(z.int(), z.gte(1024), z.lte(1024 * 1024 * 1024)), 10 * 1024 * 1024),
+  /**
+   * A teammate whose V8 heap holds more than this after a full collection stops after its step
+   * and is started afresh by the daemon (teammate/heap-bound.ts): a leak ends in a restart, not
+   * in the machine swapping. 16 MiB to 4 GiB (V8's own limit here).
+   */
+  heapMaxBytes: z._default(z.number().check(z.int(), z.gte(16 * 1024 * 1024), z.lte(4 * 1024 * 1024 * 1024)), 256 * 1024 * 1024),
   /** An MCP server that has not answered initialize (and listed its tools) after this long is left out, with the reason logged. */
   mcpConnectTimeoutMs: z._default(z.number().check(z.int(), z.positive(), z.lte(600_000)), 30_000),
   /** An MCP tool call that has not answered after this long (progress notifications restart the clock) fails with a timeout. */

@@ -13,37 +13,15 @@ export interface ForkOptions {
 }
 
 /**
- * V8 flags of every teammate: a bounded heap (an old space far above what a compacted
- * conversation needs, so a leak ends in a restart, not in the machine swapping), a small young
- * generation, which keeps an idle teammate's resident memory near a bare Node process's, V8's
- * size-over-speed mode, neither the optimizing compiler nor the baseline one (a teammate waits
- * on the model and the disk, not on its own CPU; TurboFan's code and zones cost it ~3.5 MiB,
- * Sparkplug's machine code ~1.8 MiB after 400 tasks), bytecode dropped by the second full
- * collection that finds its function unused since the one before (V8's default waits five: a
- * teammate's idle-time collection, heap-trim.ts, then drops start-up code and what the code cache
- * brought but nothing ran), every full collection compacting (the idle one then gives back
- * fragmented pages), and V8's gc, with which it gives memory back when it goes idle
- * (teammate/heap-trim.ts). Measured in docs/architecture.md, "Scale".
- */
-export const TEAMMATE_NODE_FLAGS = [
-  '--max-old-space-size=256',
-  '--max-semi-space-size=1',
-  '--optimize-for-size',
-  '--no-opt',
-  '--no-sparkplug',
-  '--bytecode-old-age=1',
-  '--compact-on-every-full-gc',
-  '--expose-gc',
-];
-
-/**
  * Forks one teammate process with an IPC channel. Its stderr (an uncaught exception, say)
  * goes to the daemon log; every IPC message is parsed before it is believed.
  */
 export function forkMember(options: ForkOptions): ChildProcess {
   const child = fork(options.script, [...options.args], {
     env: options.env,
-    execArgv: TEAMMATE_NODE_FLAGS,
+    // No flags of Node's or V8's: any V8 flag here costs the start ~20 ms of compiling Node's own
+    // modules from source. The teammate sets its V8 flags itself (src/boot/teammate-v8.ts).
+    execArgv: [],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     serialization: 'json',
   });

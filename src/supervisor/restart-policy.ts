@@ -15,6 +15,12 @@ export interface ExitInfo {
  */
 export const DISK_FULL_EXIT_CODE = 75;
 
+/**
+ * What a teammate exits with when its heap grew past its bound (teammate/heap-bound.ts;
+ * sysexits' EX_SOFTWARE): a crash like any other, restarted and counted, but named as what it is.
+ */
+export const HEAP_EXIT_CODE = 70;
+
 export interface RestartPolicy {
   /** A run shorter than this counts as unstable. */
   readonly minUptimeMs: number;
@@ -85,5 +91,6 @@ export function decideRestart(history: RestartHistory, exit: ExitInfo, policy: R
 }
 
 export function describeExit(exit: Pick<ExitInfo, 'code' | 'signal'>): string {
-  return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
+  if (exit.signal) return `killed by ${exit.signal}`;
+  return exit.code === HEAP_EXIT_CODE ? `exit code ${exit.code}: its heap grew past heapMaxBytes` : `exit code ${exit.code}`;
 }

@@ -1,4 +1,3 @@
-import type { HeapTrim } from './heap-trim.js';
 import type { Identity } from '../agent/system-prompt.js';
 import type { TodoItem } from '../agent/todos.js';
 import type { InboxReader, MailStore } from '../store/mail-store.js';
@@ -42,8 +41,8 @@ export interface TeammateDeps {
   readonly session: Session;
   /** Idle this long with nothing to do: report asleep and end (0 = never). */
   readonly idleTimeoutMs: number;
-  /** Gives memory back when the teammate goes idle after work; none: V8 decides alone. */
-  readonly heap?: HeapTrim;
+  /** Told when work starts and when the teammate goes idle: gives memory back and keeps the heap bounded (worker-main.ts); none: V8 decides alone. */
+  readonly heap?: HeapWatch;
   readonly maxTokens: number;
   /** The most one call may ask for (the model's output limit). */
   readonly maxTokensCap?: number;
@@ -65,6 +64,14 @@ export interface TeammateDeps {
   readonly tools?: readonly Tool[];
   /** The lead agent's powers over the team; with them it never claims a task itself. */
   readonly lead?: LeadPowers;
+}
+
+/** What is told of the teammate's work for its heap's sake (heap-trim.ts, heap-bound.ts). */
+export interface HeapWatch {
+  /** A unit of work starts. */
+  working(): void;
+  /** The teammate went idle. */
+  idle(): void;
 }
 
 /** What the runtime needs of the teammate's MCP servers. */

@@ -26,7 +26,7 @@ import { publishTodos } from './published-todos.js';
 import { MemoryStore } from '../memory/memory-store.js';
 import { listSkills, userSkillsDir } from '../skills/skills.js';
 import { TeammateRuntime, type RuntimeEnd } from './teammate-runtime.js';
-import { HeapTrim, type Collector } from './heap-trim.js';
+import { teammateHeap } from './heap-wiring.js';
 import { parseWorkerArgs } from './worker-args.js';
 import { rosterBudget } from './token-budget.js';
 import { servedModel } from '../model/model-catalog.js';
@@ -46,16 +46,19 @@ export interface WorkerProcess {
   readonly extraCaFile?: string | null;
 }
 
+export interface WorkerEnd {
+  readonly end: RuntimeEnd;
+  readonly logger: Logger;
+  readonly unconfinedStarted: number;
+  /** It stopped because its heap grew past its bound: it exits with HEAP_EXIT_CODE. */
+  readonly heapOver: boolean;
+}
+
 /**
  * Wires one teammate process: logger, board, mailbox, inbox consumer, doorbell, model client,
  * saved session, the link to the daemon. The entry file turns the outcome into an exit.
  */
-export async function runWorker({
-  argv,
-  proc,
-  onLogger,
-  extraCaFile = null,
-}: WorkerProcess): Promise<{ end: RuntimeEnd; logger: Logger; unconfinedStarted: number }> {
+export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: WorkerProcess): Promise<WorkerEnd> {
   const args = parseWorkerArgs(argv);
   const paths = statePaths(args.dir);
   const config = readConfig(paths.config);
@@ -174,6 +177,14 @@ export async function runWorker({
     extraCaFile,
   });
   if (mcp) unconfinedStarted++;
+  const heap = teammateHeap({
+    limitBytes: config.settings.heapMaxBytes,
+    logger,
+    stop: () => runtime.stop(),
+    exit: (code) => proc.exit(code),
+    // V8's gc, which the start file installs with the teammate's V8 flags (boot/teammate-v8.ts).
+    gc: globalThis.gc,
+  });
   const runtime = new TeammateRuntime({
     identity: {
       name: args.name,
@@ -220,8 +231,7 @@ export async function runWorker({
     sessions,
     session,
     idleTimeoutMs: config.settings.idleTimeoutMs,
-    // V8's gc, there when the daemon started us with --expose-gc (TEAMMATE_NODE_FLAGS).
-    heap: new HeapTrim(collector()),
+    heap: heap.watch,
     // Never more than the model allows: a maxTokens set too high would have every request refused.
     maxTokens: Math.min(config.settings.maxTokens, outputCap),
     compactThresholdTokens: config.settings.compactThresholdTokens,
@@ -264,8 +274,10 @@ export async function runWorker({
   // performance.now(): the global performance loads eight of Node's modules (~8 ms of the start).
   logger.info({ model: modelName, startupMs: Math.round(process.uptime() * 1000) }, 'teammate started');
   try {
-    return { end: await runtime.run(), logger, unconfinedStarted };
+    const end = await runtime.run();
+    return { end, logger, unconfinedStarted, heapOver: heap.over() };
   } finally {
+    heap.close();
     // Its jobs end with it (recorded lost, told at its next start); none outlives the teammate.
     jobs.stopAll('its teammate stopped while it ran');
     // Its MCP servers end with it: stdin closed, then SIGTERM, then SIGKILL to each one's process group.
@@ -283,14 +295,4 @@ function requireEnv(proc: NodeJS.Process, name: string): string {
   const value = proc.env[name];
   if (!value) throw new TeamdError('USAGE', `${name} is not set for this teammate (the daemon passes it; for a real model, export it before teamd start)`);
   return value;
-}
-
-/**
- * V8's collections, when the teammate was started with --expose-gc. Node 20's gc() takes an
- * options object ({ type: 'minor' }) and scavenges for it; without one it collects in full.
- */
-function collector(): Collector | null {
-  const gc = globalThis.gc as ((options?: { type: 'minor' }) => void) | undefined;
-  if (typeof gc !== 'function') return null;
-  return { full: () => gc(), young: () => gc({ type: 'minor' }) };
 }
