@@ -45,5 +45,10 @@ export const START_BUILTINS = ['node:assert', 'node:fs/promises', 'node:os', 'no
 export function tuneTeammateV8(load: (id: string) => unknown, global: { gc?: unknown }): void {
   for (const id of START_BUILTINS) load(id);
   for (const flag of TEAMMATE_V8_FLAGS) v8.setFlagsFromString(flag);
-  if (typeof global.gc !== 'function') global.gc = vm.runInNewContext('gc') as unknown;
+  if (typeof global.gc === 'function') return;
+  try {
+    global.gc = vm.runInNewContext('gc') as unknown;
+  } catch {
+    // A Node whose V8 did not take the flag: no gc, and the teammate only gives memory back when V8 decides to (heap-trim.ts).
+  }
 }
