@@ -102,14 +102,19 @@ function bigSession(dir: string, name: string, mib: number): void {
   fs.writeFileSync(statePaths(dir).sessionFile(name), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`, { mode: 0o600 });
 }
 
+/** alice, spawned on a team whose heap bound is 16 MiB, with a saved conversation of `mib` MiB: her state folder. */
+async function aliceWithSession(mib: number): Promise<string> {
+  const dir = path.join(makeTempDir('teamd-ws-'), '.team');
+  fs.mkdirSync(dir, { recursive: true });
+  bigSession(dir, 'alice', mib);
+  await startDaemon(dir, { settings: { heapMaxBytes: 16 * MIB } });
+  expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+  return dir;
+}
+
 describe("a teammate over its heap's bound (heapMaxBytes)", () => {
   it('stops, exits 70 and is started again by the daemon like any crash; a bound it passes at every start ends in errored', async () => {
-    const ws = makeTempDir('teamd-ws-');
-    const dir = path.join(ws, '.team');
-    fs.mkdirSync(dir, { recursive: true });
-    bigSession(dir, 'alice', 10);
-    await startDaemon(dir, { settings: { heapMaxBytes: 16 * MIB } });
-    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    const dir = await aliceWithSession(10);
     // Each start loads the 10 MiB conversation (17-27 MiB of heap: the session store keeps the
     // last messages' JSON too), goes idle, finds its heap over 16 MiB and exits:
     // restarted five times within seconds of each start, then given up on.
@@ -126,12 +131,7 @@ describe("a teammate over its heap's bound (heapMaxBytes)", () => {
   });
 
   it('far past it (twice the bound), exits at once with the same code', async () => {
-    const ws = makeTempDir('teamd-ws-');
-    const dir = path.join(ws, '.team');
-    fs.mkdirSync(dir, { recursive: true });
-    bigSession(dir, 'alice', 64);
-    await startDaemon(dir, { settings: { heapMaxBytes: 16 * MIB } });
-    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    const dir = await aliceWithSession(64);
     await waitFor(() => member(dir, 'alice')?.lastExit?.startsWith(`exit code ${HEAP_EXIT_CODE}`), 'alice to exit for her heap');
     const log = fs.readFileSync(statePaths(dir).logFile('alice'), 'utf8');
     expect(log).toContain('the heap grew past twice heapMaxBytes: exiting now');
