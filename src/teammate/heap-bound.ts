@@ -32,7 +32,7 @@ export interface HeapBoundOptions {
  */
 export class HeapBound {
   private timer: NodeJS.Timeout | null = null;
-  private tripped = false;
+  private wasTripped = false;
 
   constructor(private readonly options: HeapBoundOptions) {}
 
@@ -42,6 +42,11 @@ export class HeapBound {
     this.timer = setInterval(() => this.check(), this.options.everyMs ?? EVERY_MS);
     // Never what keeps a stopping teammate alive.
     this.timer.unref();
+  }
+
+  /** The heap went past the bound (over was told): the teammate exits with HEAP_EXIT_CODE once it has stopped. */
+  get tripped(): boolean {
+    return this.wasTripped;
   }
 
   /** The teammate went idle: one look, then none until it works again. */
@@ -61,7 +66,7 @@ export class HeapBound {
    */
   check(): boolean {
     const { limitBytes, usedBytes, collect } = this.options;
-    if (usedBytes() <= (this.tripped ? limitBytes * AT_ONCE_FACTOR : limitBytes)) return this.tripped;
+    if (usedBytes() <= (this.wasTripped ? limitBytes * AT_ONCE_FACTOR : limitBytes)) return this.wasTripped;
     collect?.();
     const used = usedBytes();
     if (used > limitBytes * AT_ONCE_FACTOR) {
@@ -69,10 +74,10 @@ export class HeapBound {
       this.options.overAtOnce(used);
       return true;
     }
-    if (used > limitBytes && !this.tripped) {
-      this.tripped = true;
+    if (used > limitBytes && !this.wasTripped) {
+      this.wasTripped = true;
       this.options.over(used);
     }
-    return this.tripped;
+    return this.wasTripped;
   }
 }

@@ -32,14 +32,12 @@ export function teammateHeap(options: TeammateHeapOptions): TeammateHeap {
   const { limitBytes, logger } = options;
   const collector = collectorOf(options.gc);
   const trim = new HeapTrim(collector);
-  let over = false;
   const sizes = (used: number) => ({ heapMiB: Math.round(used / MIB), boundMiB: Math.round(limitBytes / MIB) });
   const bound = new HeapBound({
     limitBytes,
     usedBytes: () => v8.getHeapStatistics().used_heap_size,
     collect: collector ? () => collector.full() : null,
     over: (used) => {
-      over = true;
       logger.error(sizes(used), 'the heap grew past heapMaxBytes: stopping after this step, to be started afresh by the daemon');
       options.stop();
     },
@@ -59,7 +57,7 @@ export function teammateHeap(options: TeammateHeapOptions): TeammateHeap {
         trim.idle();
       },
     },
-    over: () => over,
+    over: () => bound.tripped,
     close: () => {
       bound.close();
       trim.cancel();
