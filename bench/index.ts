@@ -4,6 +4,7 @@ import { benchDaemon } from './daemon.js';
 import { benchMailbox } from './mailbox.js';
 import { benchModel } from './model.js';
 import { benchScale } from './scale.js';
+import { benchShape } from './shape/index.js';
 import { benchTokens } from './tokens.js';
 import { benchTeam } from './team.js';
 import { benchStore } from './store.js';
@@ -18,6 +19,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   scale: benchScale,
   cron: benchCron,
   store: benchStore,
+  shape: benchShape,
 };
 
 const requested = process.argv.slice(2);
