@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { ScheduleStore } from '../src/cron/schedule-store.js';
-import { readLiveDaemon } from '../src/daemon/pid-file.js';
+import { readLiveDaemon } from '../src/proc/pid-file.js';
 import { FileLocker } from '../src/fs/file-lock.js';
 import { readInboxFrom } from '../src/inbox/inbox-file.js';
 import { createLogger } from '../src/logger.js';

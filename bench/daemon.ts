@@ -7,11 +7,12 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Board } from '../src/board/board.js';
 import { requestDaemon } from '../src/daemon/control-client.js';
-import { isAlive, readLiveDaemon } from '../src/daemon/pid-file.js';
+import { isAlive, readLiveDaemon } from '../src/proc/pid-file.js';
 import { FileLocker } from '../src/fs/file-lock.js';
 import { createLogger } from '../src/logger.js';
 import { statePaths, type StatePaths } from '../src/paths.js';
-import { readConfig, type Member } from '../src/roster/roster.js';
+import { readConfig } from '../src/roster/roster.js';
+import { type Member } from '../src/contracts/roster.js';
 import { availableMiB, cpuSeconds, rssMiB } from './proc.js';
 import { formatMs, percentile } from './stats.js';
 

@@ -6,12 +6,13 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Board } from '../src/board/board.js';
-import type { Task } from '../src/board/task.js';
+import type { Task } from '../src/contracts/task.js';
 import { FileLocker } from '../src/fs/file-lock.js';
 import { createLogger } from '../src/logger.js';
 import type { ScriptStep } from '../src/model/offline/script.js';
 import { statePaths, type StatePaths } from '../src/paths.js';
-import { readConfig, type Member } from '../src/roster/roster.js';
+import { readConfig } from '../src/roster/roster.js';
+import { type Member } from '../src/contracts/roster.js';
 import { table } from './stats.js';
 
 const TEAMD = fileURLToPath(new URL('../../bin/teamd', import.meta.url));

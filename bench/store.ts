@@ -6,12 +6,12 @@ import { randomUUID } from 'node:crypto';
 import readline from 'node:readline';
 import { createLogger } from '../src/logger.js';
 import { statePaths } from '../src/paths.js';
-import { openStore, type TeamStore } from '../src/store/open-store.js';
+import { openStore } from '../src/store/open-store.js';
+import { type TeamStore } from '../src/contracts/team-store.js';
 import { startLocalServer } from '../src/store/pg/local-server.js';
 import { migrateStore } from '../src/store/pg/store-admin.js';
 import { parseStore } from '../src/store/store-setting.js';
-import { startBenchChild } from './child.js';
-import { epochMs } from './child.js';
+import { startBenchChild, epochMs } from './child.js';
 import { formatMs, percentile, table } from './stats.js';
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 500);

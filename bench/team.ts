@@ -6,7 +6,7 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Board } from '../src/board/board.js';
-import type { Task } from '../src/board/task.js';
+import type { Task } from '../src/contracts/task.js';
 import { requestDaemon } from '../src/daemon/control-client.js';
 import { FileLocker } from '../src/fs/file-lock.js';
 import { createLogger } from '../src/logger.js';

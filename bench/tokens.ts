@@ -11,7 +11,8 @@ import { createLogger } from '../src/logger.js';
 import { OfflineModelServer } from '../src/model/offline/server.js';
 import { OfflineScript } from '../src/model/offline/script.js';
 import { statePaths } from '../src/paths.js';
-import { readConfig, type TokenUsage } from '../src/roster/roster.js';
+import { readConfig } from '../src/roster/roster.js';
+import { type TokenUsage } from '../src/contracts/roster.js';
 import { table } from './stats.js';
 
 const TEAMD = fileURLToPath(new URL('../../bin/teamd', import.meta.url));

@@ -7,8 +7,8 @@ import { processDaemonLink } from '../src/teammate/daemon-link.js';
 import { parseWorkerArgs } from '../src/teammate/worker-args.js';
 import { runWorker } from '../src/teammate/worker-main.js';
 import { routeConsoleWarnings } from './console-warnings.js';
-import { keepWebGlobalsUnloaded } from '../src/model/http/web-globals.js';
-import { takeDeferredCa } from '../src/model/http/extra-ca.js';
+import { keepWebGlobalsUnloaded } from '../src/platform/http/web-globals.js';
+import { takeDeferredCa } from '../src/platform/http/extra-ca.js';
 
 // Before anything can touch Node's Headers or FormData, which would load undici (see web-globals.ts).
 keepWebGlobalsUnloaded(globalThis);
@@ -32,7 +32,7 @@ processDaemonLink(process).onDisconnect(() => {
   }
 });
 
-// No top-level await: the bundle runs as CommonJS, with V8's code cache (src/boot/teammate-start.ts).
+// No top-level await: the bundle runs as CommonJS, with V8's code cache (src/platform/boot/teammate-start.ts).
 async function main(): Promise<void> {
   try {
     const { end, logger, unconfinedStarted, heapOver } = await runWorker({

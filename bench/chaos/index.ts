@@ -6,7 +6,7 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Board } from '../../src/board/board.js';
-import { readLiveDaemon } from '../../src/daemon/pid-file.js';
+import { readLiveDaemon } from '../../src/proc/pid-file.js';
 import { FileLocker } from '../../src/fs/file-lock.js';
 import { Mailbox } from '../../src/inbox/mailbox.js';
 import { createLogger } from '../../src/logger.js';

@@ -1,4 +1,5 @@
 import { folderOf, knots, readImportGraph, type ImportGraph } from './import-graph.js';
+import { checkLayers } from './layers.js';
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
@@ -47,4 +48,6 @@ export async function benchShape(): Promise<void> {
   }
   const branches = storeKindBranches(graph);
   print(`store-kind branches outside src/store: ${branches.length}${branches.map((b) => `\n  ${b}`).join('')}`);
+  const violations = checkLayers(graph);
+  print(`layering violations: ${violations.length}${violations.map((v) => `\n  ${v.text}`).join('')}`);
 }

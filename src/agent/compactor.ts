@@ -1,7 +1,6 @@
-import type { ChatMessage, ModelClient, Usage } from '../model/model-client.js';
-import type { ApiTool } from '../tools/registry.js';
+import type { ChatMessage, ModelClient, Usage, ApiTool } from '../contracts/model.js';
 import { appendUser, estimateTokens, resultText } from './conversation.js';
-import { parseDirective, summarizeDirective, summaryDirective } from './directives.js';
+import { parseDirective, summarizeDirective, summaryDirective } from '../contracts/directives.js';
 
 export interface CompactorOptions {
   readonly model: ModelClient;

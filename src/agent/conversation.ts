@@ -1,5 +1,5 @@
-import type { ChatMessage, ContentBlock, TextBlock } from '../model/model-client.js';
-import { parseDirective } from './directives.js';
+import type { ChatMessage, ContentBlock, TextBlock } from '../contracts/model.js';
+import { parseDirective } from '../contracts/directives.js';
 
 /**
  * Appends user content, merging into a trailing user message so roles keep alternating. Text

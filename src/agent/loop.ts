@@ -1,10 +1,9 @@
-import type { ChatMessage, ContentBlock, ModelClient, ModelResponse, Usage } from '../model/model-client.js';
+import type { ChatMessage, ContentBlock, ModelClient, ModelResponse, Usage } from '../contracts/model.js';
 import { failureClass } from '../model/model-errors.js';
-import type { ToolRegistry } from '../tools/registry.js';
-import type { ToolContext, ToolEffect, ToolResult } from '../tools/tool.js';
+import type { ToolContext, ToolEffect, ToolResult, ToolSet } from '../contracts/tool.js';
 import type { CompactionHow, Compactor } from './compactor.js';
 import { appendUser } from './conversation.js';
-import { continueDirective } from './directives.js';
+import { continueDirective } from '../contracts/directives.js';
 
 export type TurnEnd = 'end_turn' | 'idle' | 'stopped' | 'budget' | 'step_limit' | 'refusal';
 
@@ -22,7 +21,7 @@ export type AgentEvent =
 
 export interface AgentDeps {
   readonly model: ModelClient;
-  readonly tools: ToolRegistry;
+  readonly tools: ToolSet;
   readonly ctx: ToolContext;
   readonly compactor: Compactor;
   /** The system prompt, or how to assemble it before each call (memory and skills may change meanwhile). */

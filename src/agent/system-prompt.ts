@@ -1,4 +1,4 @@
-import { PLAN_REQUIRED_MARKER } from './directives.js';
+import { PLAN_REQUIRED_MARKER } from '../contracts/directives.js';
 
 export interface Identity {
   readonly name: string;

@@ -1,19 +1,9 @@
 import { statIfAny } from '../fs/stat-if-any.js';
 import type { StatePaths } from '../paths.js';
 import { sameVersion } from './done-index.js';
-import { TASK_STATUSES, type Task, type TaskStatus } from './task.js';
-import type { CorruptTask, TaskRead, TaskStore } from './task-store.js';
-
-/** The board by status, for `teamd status`: what it shows without listing every task. */
-export interface BoardCounts {
-  readonly counts: Record<TaskStatus, number>;
-  /** Failed tasks, lowest id first, at most as many as asked for (`counts.failed` says how many there are). */
-  readonly failed: readonly Task[];
-  /** Files or rows that are not valid tasks, lowest id first, as a listing reports them. */
-  readonly problems: readonly CorruptTask[];
-  /** Tasks in progress and who holds each, lowest id first (few: one per working teammate). */
-  readonly held: readonly { readonly id: number; readonly owner: string }[];
-}
+import { TASK_STATUSES, type Task, type TaskStatus } from '../contracts/task.js';
+import type { TaskRead, TaskStore } from './task-store.js';
+import type { CorruptTask, BoardCounts } from '../contracts/board-types.js';
 
 /** Every status at 0. */
 export function noTasks(): Record<TaskStatus, number> {

@@ -5,7 +5,7 @@ import type { FileLocker } from '../fs/file-lock.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import type { OwnerIndex } from './owner-index.js';
-import { isTerminal } from './task.js';
+import { isTerminal } from '../contracts/task.js';
 import type { TaskStore } from './task-store.js';
 
 export interface ReconcileDeps {

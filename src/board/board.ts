@@ -2,26 +2,23 @@ import { TeamdError } from '../errors.js';
 import type { FileLocker, LockHandle } from '../fs/file-lock.js';
 import { TaskWriter } from './task-writer.js';
 import type { Logger } from '../logger.js';
-import { parseName } from '../names.js';
+import { parseName } from '../contracts/names.js';
 import type { StatePaths } from '../paths.js';
 import { assessReadiness, findCycle, type StatusLookup } from './readiness.js';
-import { MAX_RESULT_CHARS, newTask, worktreeSchema, type Task, type TaskWorktree } from './task.js';
+import { MAX_RESULT_CHARS, newTask, worktreeSchema, type Task, type TaskWorktree, isTerminal } from '../contracts/task.js';
 import { worktreeFor } from './worktree-spec.js';
 import { claimNext, claimOrder, passedOver } from './claim-next.js';
 import { ReadyScanner } from './ready-scanner.js';
 import { RevisionTokens } from './revision-tokens.js';
-import { TaskStore, type CorruptTask } from './task-store.js';
+import { TaskStore } from './task-store.js';
 import { OwnerIndex } from './owner-index.js';
 import { allocateId, recordNextId } from './id-allocator.js';
 import { reconcileBoard } from './board-reconcile.js';
-import { countFileBoard, type BoardCounts } from './board-counts.js';
-import { isTerminal } from './task.js';
+import { countFileBoard } from './board-counts.js';
 import * as transitions from './transitions.js';
 import { checkNewTask, dedupe, validateText } from './validation.js';
-import type { Actor } from './transitions.js';
-import { isoTime } from '../iso-time.js';
-
-import type { BoardListing, NewTask, TaskFilter, TaskView } from './board-types.js';
+import type { Actor, BoardCounts, BoardListing, CorruptTask, NewTask, TaskFilter, TaskView } from '../contracts/board-types.js';
+import { isoTime } from '../platform/iso-time.js';
 
 export type { BoardListing, NewTask, TaskFilter, TaskView };
 

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { TeamdError, type ErrorCode } from '../errors.js';
 import type { FileLocker, LockHandle } from '../fs/file-lock.js';
-import type { Task } from './task.js';
+import type { Task } from '../contracts/task.js';
 
 export interface ClaimNextDeps {
   /** Ids that look ready right now, ascending (a lock-free scan, fully validated). */

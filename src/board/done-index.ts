@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { appendRecordSync } from '../fs/append-record.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
-import { TASK_STATUSES, type TaskStatus } from './task.js';
-import * as z from '../zod-mini.js';
+import { TASK_STATUSES, type TaskStatus } from '../contracts/task.js';
+import * as z from '../contracts/zod-mini.js';
 import { readBoundedText } from '../fs/read-text.js';
 
 /** One line of the index: a finished task's status, and the identity of the file it was written to. */

@@ -1,15 +1,5 @@
-import type { Task, TaskStatus } from './task.js';
-
-export interface Readiness {
-  /** pending, unowned, and every blocker completed. */
-  readonly ready: boolean;
-  /** pending, but a blocker failed or was cancelled (directly or further up): it will never become ready by itself. */
-  readonly stuck: boolean;
-  /** Blockers not completed yet. */
-  readonly waitingOn: readonly number[];
-  /** Failed or cancelled tasks this one transitively depends on. */
-  readonly stuckOn: readonly number[];
-}
+import type { Task, TaskStatus } from '../contracts/task.js';
+import type { Readiness } from '../contracts/board-types.js';
 
 /** What readiness needs to know of another task; undefined when it is missing or unreadable. */
 export type StatusLookup = (id: number) => { status: TaskStatus; blockedBy: readonly number[] } | undefined;

@@ -4,7 +4,7 @@ import { isCommitted, isNodeError, TeamdError } from '../errors.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { readBoundedText, type BoundedRead } from '../fs/read-text.js';
 import { TASK_FILE_PATTERN, type StatePaths } from '../paths.js';
-import { isTerminal, MAX_TASK_FILE_BYTES, taskSchema, type Task } from './task.js';
+import { isTerminal, MAX_TASK_FILE_BYTES, taskSchema, type Task } from '../contracts/task.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { DoneIndex } from './done-index.js';
 
@@ -21,13 +21,6 @@ export type TaskRead =
   | { readonly kind: 'ok'; readonly task: Task; readonly raw: string; readonly file: string }
   | { readonly kind: 'missing' }
   | { readonly kind: 'corrupt'; readonly file: string; readonly reason: string; readonly raw: string };
-
-/** A task file that exists but cannot be used; left untouched on disk for a person to inspect. */
-export interface CorruptTask {
-  readonly id: number;
-  readonly file: string;
-  readonly reason: string;
-}
 
 /**
  * Reads and writes of task files. A live task (pending, in progress) is `tasks/task_<id>.json`;

@@ -5,7 +5,7 @@ import type { StatePaths } from '../paths.js';
 import type { OwnerIndex } from './owner-index.js';
 import type { ReadyScanner } from './ready-scanner.js';
 import type { RevisionTokens } from './revision-tokens.js';
-import type { Task } from './task.js';
+import type { Task } from '../contracts/task.js';
 import type { TaskStore } from './task-store.js';
 
 export interface TaskWriterDeps {

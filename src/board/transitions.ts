@@ -1,15 +1,6 @@
 import { TeamdError } from '../errors.js';
-import type { Readiness } from './readiness.js';
-import type { Task, TaskStatus } from './task.js';
-
-/**
- * Who is asking. With an owner, the task must be theirs; with a claim number, it must be the
- * current one (a worker presumed dead presents an older number and is refused). Neither: the lead.
- */
-export interface Actor {
-  readonly owner?: string | undefined;
-  readonly claim?: number | undefined;
-}
+import type { Readiness, Actor } from '../contracts/board-types.js';
+import type { Task, TaskStatus } from '../contracts/task.js';
 
 function refuseTransition(task: Task, action: string, allowed: readonly TaskStatus[]): never {
   throw new TeamdError('INVALID_TRANSITION', `cannot ${action} task ${task.id}: it is ${task.status}; that needs a task that is ${allowed.join(' or ')}`, {

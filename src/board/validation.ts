@@ -1,4 +1,4 @@
-import { MAX_DESCRIPTION_CHARS, MAX_SUBJECT_CHARS } from './task.js';
+import { MAX_DESCRIPTION_CHARS, MAX_SUBJECT_CHARS } from '../contracts/task.js';
 import { TeamdError } from '../errors.js';
 
 /** Task ids given by a caller: positive integers, deduplicated, ascending. */

@@ -1,5 +1,5 @@
 import { TeamdError } from '../errors.js';
-import { worktreeSchema, type TaskWorktree } from './task.js';
+import { worktreeSchema, type TaskWorktree } from '../contracts/task.js';
 
 /** A new task's worktree: named after the task unless a name is given, on the branch teamd/<name>. */
 export function worktreeFor(id: number, subject: string, spec: { readonly name?: string | undefined; readonly base: string }): TaskWorktree {

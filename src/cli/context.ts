@@ -3,10 +3,11 @@ import { FileLocker } from '../fs/file-lock.js';
 import { silentLogger, type Logger } from '../silent-logger.js';
 import { resolveStateDir, statePaths, type StatePaths } from '../paths.js';
 import { readConfig } from '../roster/roster.js';
-import type { MailStore } from '../store/mail-store.js';
-import { openStore, type TeamStore } from '../store/open-store.js';
-import { storeSetting, type StoreSetting } from '../store/store-setting.js';
-import type { TaskBoard } from '../store/task-board.js';
+import type { MailStore } from '../contracts/mail-store.js';
+import { openStore } from '../store/open-store.js';
+import { type TeamStore, type StoreSetting } from '../contracts/team-store.js';
+import { storeSetting } from '../store/store-setting.js';
+import type { TaskBoard } from '../contracts/task-board.js';
 import type { Io } from './output.js';
 import { checkStateFolder, type FolderUse } from './state-folder.js';
 

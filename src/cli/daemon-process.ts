@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { requestDaemon } from '../daemon/control-client.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
-import { isAlive, readLiveDaemon, type PidInfo } from '../daemon/pid-file.js';
+import { isAlive, readLiveDaemon, type PidInfo } from '../proc/pid-file.js';
 import { isNodeError, isTeamdError, TeamdError } from '../errors.js';
 import type { StatePaths } from '../paths.js';
 import { DEFAULT_LADDER, ladderBudgetMs } from '../supervisor/stop-ladder.js';

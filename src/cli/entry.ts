@@ -3,7 +3,7 @@ import { ClosedPipe } from './closed-pipe.js';
 import { main } from './main.js';
 import { processIo } from './output.js';
 
-// No top-level await: this is bundled as CommonJS (src/boot/code-cache.ts).
+// No top-level await: this is bundled as CommonJS (src/platform/boot/code-cache.ts).
 const closed = new ClosedPipe(
   (code) => process.exit(code),
   (line) => {

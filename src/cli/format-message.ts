@@ -1,4 +1,4 @@
-import type { Message } from '../inbox/message.js';
+import type { Message } from '../contracts/message.js';
 
 /** One readable line (content indented below when it has several lines). */
 export function formatMessage(message: Message): string {

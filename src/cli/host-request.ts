@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TeamdError, type ErrorCode } from '../errors.js';
-import type { HostRequest } from '../store/host-registry.js';
-import type { TeamStore } from '../store/open-store.js';
+import type { HostRequest } from '../contracts/host-registry.js';
+import type { TeamStore } from '../contracts/team-store.js';
 
 const ANSWER_TIMEOUT_MS = 60_000;
 const RECHECK_MS = 500;

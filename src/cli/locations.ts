@@ -26,5 +26,5 @@ const PACKAGE = findPackage();
 export const PACKAGE_ROOT = PACKAGE.root;
 export const PACKAGE_VERSION = PACKAGE.version;
 export const TEAMD_BIN = path.join(PACKAGE_ROOT, 'bin', 'teamd');
-/** The teammate's start file: its bundle (an entry and a few chunks) run with V8's code cache (src/boot/teammate-start.ts). */
+/** The teammate's start file: its bundle (an entry and a few chunks) run with V8's code cache (src/platform/boot/teammate-start.ts). */
 export const DEFAULT_WORKER_SCRIPT = path.join(PACKAGE_ROOT, 'dist', 'bundle', 'teammate-start.cjs');

@@ -57,7 +57,11 @@ const COMMANDS: Readonly<Record<CommandName, () => Promise<CommandFactory>>> = {
   broadcast: async () => (await import('./commands/messages.js')).broadcastCommand,
   inbox: async () => (await import('./commands/messages.js')).inboxCommand,
   demo: async () => (await import('./commands/demo.js')).demoCommand,
-  completion: async () => (await import('./commands/completion.js')).completionCommand,
+  // Every command, so the script knows them all (a command line loads only the one it names).
+  completion: async () => {
+    const { completionCommand } = await import('./commands/completion.js');
+    return (io: Io) => completionCommand(io, () => buildProgram(io, []));
+  },
   store: async () => (await import('./commands/store.js')).storeCommand,
 };
 

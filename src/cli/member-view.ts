@@ -1,7 +1,7 @@
-import { isAlive } from '../daemon/pid-file.js';
+import { isAlive } from '../proc/pid-file.js';
 import { stoppedHint } from '../daemon/not-answering.js';
 import { isStopped } from '../proc/process-identity.js';
-import type { Member, MemberStatus } from '../roster/roster.js';
+import type { Member, MemberStatus } from '../contracts/roster.js';
 
 /** What a member looks like to the person: a shown status may differ from the roster's when the daemon is gone. */
 export interface MemberView {

@@ -1,8 +1,8 @@
-import type { BoardListing, TaskView } from '../board/board.js';
-import type { Task } from '../board/task.js';
+import type { BoardListing, TaskView } from '../contracts/board-types.js';
+import type { Task } from '../contracts/task.js';
 import type { ClosedPipe } from './closed-pipe.js';
 import { TeamdError } from '../errors.js';
-import { FdWriter } from './fd-writer.js';
+import { FdWriter } from '../platform/fd-writer.js';
 import { forTerminal } from './terminal-text.js';
 
 /** Where the CLI writes. Injected so commands never reach for process globals. */

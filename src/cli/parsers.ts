@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from 'commander';
-import { TASK_STATUSES, type TaskStatus } from '../board/task.js';
-import { NAME_PATTERN } from '../names.js';
-import { roleSchema, teammateNameSchema } from '../roster/roster.js';
+import { TASK_STATUSES, type TaskStatus } from '../contracts/task.js';
+import { NAME_PATTERN } from '../contracts/names.js';
+import { roleSchema, teammateNameSchema } from '../contracts/roster.js';
 
 export function parseTaskId(raw: string): number {
   if (!/^[1-9]\d{0,14}$/.test(raw.trim()))

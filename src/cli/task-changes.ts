@@ -1,4 +1,4 @@
-import type { Task } from '../board/task.js';
+import type { Task } from '../contracts/task.js';
 import { firstLine } from '../text.js';
 
 /** The board as last shown (teamd run, teamd lead): each call gives one line per task that appeared or changed status or owner since. */

@@ -1,5 +1,5 @@
-import type { HostView } from '../store/host-registry.js';
-import type { TeamStore } from '../store/open-store.js';
+import type { HostView } from '../contracts/host-registry.js';
+import type { TeamStore } from '../contracts/team-store.js';
 import { remoteMemberView, type MemberView } from './member-view.js';
 
 /**

@@ -1,12 +1,12 @@
-import type { TaskBoard } from '../store/task-board.js';
-import { MAX_SUBJECT_CHARS } from '../board/task.js';
-import type { MailStore } from '../store/mail-store.js';
+import type { TaskBoard } from '../contracts/task-board.js';
+import { MAX_SUBJECT_CHARS } from '../contracts/task.js';
+import type { MailStore } from '../contracts/mail-store.js';
 import type { Logger } from '../logger.js';
-import { LEAD, type Member } from '../roster/roster.js';
-import type { CronJob } from './cron-job.js';
+import { LEAD, type Member } from '../contracts/roster.js';
+import type { CronJob } from '../contracts/cron-job.js';
 import type { Firing } from './scheduler.js';
 import { firstLine } from '../text.js';
-import { isoTime } from '../iso-time.js';
+import { isoTime } from '../platform/iso-time.js';
 
 export interface DeliverDeps {
   readonly mailbox: MailStore;

@@ -1,7 +1,8 @@
 import { TeamdError } from '../errors.js';
-import { LEAD, roleSchema, type Member } from '../roster/roster.js';
-import { MAX_SCHEDULED_MESSAGE_CHARS, requireCron, validTimeZone, type CronJob } from './cron-job.js';
-import { isoTime } from '../iso-time.js';
+import { LEAD, roleSchema, type Member } from '../contracts/roster.js';
+import { requireCron, validTimeZone } from './cron-job.js';
+import { MAX_SCHEDULED_MESSAGE_CHARS, type CronJob } from '../contracts/cron-job.js';
+import { isoTime } from '../platform/iso-time.js';
 
 /** What a person (teamd cron add) or an agent (schedule_cron) asks for. Exactly one of cron, at, inMs. */
 export interface CronRequest {

@@ -5,7 +5,8 @@ import type { FileLocker } from '../fs/file-lock.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { readTextIfExists } from '../fs/read-text.js';
 import type { StatePaths } from '../paths.js';
-import { cronProblem, firstUnusableJob, MAX_CRON_JOBS, scheduleFileSchema, type CronJob, type ScheduleFile } from './cron-job.js';
+import { cronProblem, firstUnusableJob } from './cron-job.js';
+import { MAX_CRON_JOBS, scheduleFileSchema, type CronJob, type ScheduleFile } from '../contracts/cron-job.js';
 
 /** cron.json is small; one past this is refused rather than parsed. */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;

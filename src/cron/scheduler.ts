@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../logger.js';
-import { dueRuns, nextRun, type CronJob } from './cron-job.js';
+import { dueRuns, nextRun } from './cron-job.js';
+import { type CronJob } from '../contracts/cron-job.js';
 import type { ScheduleStore } from './schedule-store.js';
-import { isoTime } from '../iso-time.js';
+import { isoTime } from '../platform/iso-time.js';
 
 /** A run found due, and what to do with it: fire it, or tell the lead the runs were missed. */
 export type Firing =

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { TeamdError, type ErrorCode } from '../errors.js';
 import type { StatePaths } from '../paths.js';
-import { controlResponseSchema, type ControlRequest } from './control-protocol.js';
+import { controlResponseSchema, type ControlRequest } from '../contracts/control-protocol.js';
 import { notAnsweringHint } from './not-answering.js';
 
 const KNOWN_CODES = new Set<string>([

@@ -6,11 +6,12 @@ import { OfflineScript } from '../model/offline/script.js';
 import { OFFLINE_KEY_ENV, OFFLINE_URL_ENV } from '../model/offline/env.js';
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
-import { openStore, type TeamStore } from '../store/open-store.js';
+import { openStore } from '../store/open-store.js';
+import { type TeamStore } from '../contracts/team-store.js';
 import { MemberPublisher } from '../store/member-publisher.js';
 import { HostLease } from './host-lease.js';
 import { HostRequests } from './host-requests.js';
-import { LEAD } from '../roster/roster.js';
+import { LEAD } from '../contracts/roster.js';
 import { describeStore, storeSetting } from '../store/store-setting.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
@@ -29,8 +30,8 @@ import { checkSandbox } from './sandbox-check.js';
 import { cleanUpAfterEarlierDaemon } from '../supervisor/clean-up.js';
 import { RequestScanKeeper } from '../inbox/request-scan.js';
 import { ControlServer } from './control-server.js';
-import type { ControlRequest } from './control-protocol.js';
-import { acquirePidFile, releasePidFile, type PidInfo } from './pid-file.js';
+import type { ControlRequest } from '../contracts/control-protocol.js';
+import { acquirePidFile, releasePidFile, type PidInfo } from '../proc/pid-file.js';
 
 export interface DaemonHealth {
   readonly rosterWriteFailing: string | null;

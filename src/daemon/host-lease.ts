@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import type { HostRegistry, Reclaimed } from '../store/host-registry.js';
+import type { HostRegistry, Reclaimed } from '../contracts/host-registry.js';
 
 export interface HostLeaseDeps {
   readonly hosts: HostRegistry;

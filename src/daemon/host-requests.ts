@@ -1,6 +1,6 @@
 import { isTeamdError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { HostAnswer, HostRegistry, HostRequest } from '../store/host-registry.js';
+import type { HostAnswer, HostRegistry, HostRequest } from '../contracts/host-registry.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 
 /**

@@ -1,6 +1,6 @@
 import { isStopped } from '../proc/process-identity.js';
 import type { StatePaths } from '../paths.js';
-import { readLiveDaemon } from './pid-file.js';
+import { readLiveDaemon } from '../proc/pid-file.js';
 
 /**
  * Why the daemon of a state folder did not answer on its socket, and what the person can do,

@@ -1,7 +1,7 @@
 import { TeamdError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { describeSandbox, detectSandbox, type SandboxKind, type SandboxMode } from '../sandbox/sandbox.js';
-import type { SandboxReport } from './pid-file.js';
+import type { SandboxReport } from '../proc/pid-file.js';
 
 /** Refuses to start without a sandbox when the settings require one; otherwise says loudly that there is none. */
 export function checkSandbox(mode: SandboxMode, logger: Logger): SandboxReport & { readonly kind: SandboxKind } {

@@ -1,4 +1,4 @@
-import type { NewTask } from '../board/board.js';
+import type { NewTask } from '../contracts/board-types.js';
 
 const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writtenNotSynced } from '../errors.js';
-import { entropy } from '../random-id.js';
+import { entropy } from '../platform/random-id.js';
 
 /** Temp files are dot-prefixed and end in .tmp so listings never mistake them for data. */
 export function isTempFile(name: string): boolean {

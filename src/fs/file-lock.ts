@@ -3,7 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import lockfile from 'proper-lockfile';
 import { errorWithCode, TeamdError, isNodeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { isoTime } from '../iso-time.js';
+import { isoTime } from '../platform/iso-time.js';
 
 export interface LockTimings {
   /** A lock not refreshed for this long is taken over (proper-lockfile's minimum is 2000). */

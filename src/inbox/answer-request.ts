@@ -1,7 +1,7 @@
 import { TeamdError } from '../errors.js';
-import { LEAD } from '../roster/roster.js';
-import type { MailStore } from '../store/mail-store.js';
-import type { Message } from './message.js';
+import { LEAD } from '../contracts/roster.js';
+import type { MailStore } from '../contracts/mail-store.js';
+import type { Message } from '../contracts/message.js';
 import type { PlanRequest } from './plan-requests.js';
 
 /**

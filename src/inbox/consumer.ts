@@ -1,17 +1,12 @@
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
-import { CursorStore, type Cursor } from './cursor.js';
+import { CursorStore } from './cursor.js';
+import { type Cursor } from '../contracts/cursor.js';
 import { lineStartsAt, readInboxFrom } from './inbox-file.js';
-import type { Message } from './message.js';
+import type { Message } from '../contracts/message.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { fileSizeOrZero } from '../fs/read-text.js';
-
-export interface Batch {
-  /** New messages in inbox order, without ids already handled. */
-  readonly messages: Message[];
-  /** Where the cursor goes once all of them are handled. */
-  readonly next: Cursor;
-}
+import type { Batch } from '../contracts/mail-store.js';
 
 export interface InboxConsumerDeps {
   readonly paths: StatePaths;

@@ -1,18 +1,9 @@
-import * as z from '../zod-mini.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { readBoundedText } from '../fs/read-text.js';
 import type { Logger } from '../logger.js';
-import { isoTime } from '../iso-time.js';
-
-export const cursorSchema = z.looseObject({
-  offset: z.number().check(z.int(), z.nonnegative()),
-  lastId: z.nullable(z.string()),
-  updatedAt: z.optional(z.iso.datetime({ offset: true })),
-});
-
-export type Cursor = z.infer<typeof cursorSchema>;
-
-export const START_CURSOR: Cursor = { offset: 0, lastId: null };
+import { isoTime } from '../platform/iso-time.js';
+import type { Cursor } from '../contracts/cursor.js';
+import { START_CURSOR, cursorSchema } from '../contracts/cursor.js';
 
 /** A cursor is a few dozen bytes: a file past this is unreadable, not read. */
 const MAX_CURSOR_BYTES = 1024 * 1024;

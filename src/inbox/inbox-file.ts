@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { isNodeError, TeamdError } from '../errors.js';
-import { MAX_LINE_BYTES, type MessageType } from './message.js';
+import { MAX_LINE_BYTES, type MessageType } from '../contracts/message.js';
 import { parseInboxChunk, type ParsedMessage, type SkippedLine } from './inbox-parser.js';
 import { openRegular } from '../fs/open-regular.js';
 

@@ -1,4 +1,4 @@
-import { messageSchema, RECORD_START, type Message, type MessageType } from './message.js';
+import { messageSchema, RECORD_START, type Message, type MessageType } from '../contracts/message.js';
 
 export interface ParsedMessage {
   readonly message: Message;

@@ -1,24 +1,15 @@
 import { TeamdError } from '../errors.js';
 import { appendRecordSync } from '../fs/append-record.js';
 import type { Logger } from '../logger.js';
-import { parseName } from '../names.js';
+import { parseName } from '../contracts/names.js';
 import { ProtocolKey } from './protocol-key.js';
 import type { StatePaths } from '../paths.js';
-import { LEAD, memberNames, readConfig, USER } from '../roster/roster.js';
+import { memberNames, readConfig } from '../roster/roster.js';
+import { LEAD, USER } from '../contracts/roster.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
-import { serializeMessage, type Message, type MessageType } from './message.js';
+import { serializeMessage, type Message } from '../contracts/message.js';
 import { buildMessage } from './message-builder.js';
-
-export interface Outgoing {
-  /** Stamped by the sending runtime (the CLI, a worker) — never taken from model output. */
-  readonly from: string;
-  readonly to: string;
-  readonly type?: MessageType | undefined;
-  readonly content: string;
-  readonly requestId?: string | undefined;
-  readonly approve?: boolean | undefined;
-  readonly extra?: Readonly<Record<string, unknown>> | undefined;
-}
+import type { Outgoing } from '../contracts/mail-store.js';
 
 export interface MailboxDeps {
   readonly paths: StatePaths;

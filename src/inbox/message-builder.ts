@@ -1,10 +1,15 @@
 import { TeamdError } from '../errors.js';
-import { parseName } from '../names.js';
-import { LEAD } from '../roster/roster.js';
-import type { Outgoing } from './mailbox.js';
-import { MAX_CONTENT_BYTES, MAX_LINE_BYTES, isProtocol, serializeMessage, messageSchema, newMessageId, RESPONSE_TYPES, type Message } from './message.js';
+import { parseName } from '../contracts/names.js';
+import { LEAD } from '../contracts/roster.js';
+import type { Outgoing } from '../contracts/mail-store.js';
+import { MAX_CONTENT_BYTES, MAX_LINE_BYTES, isProtocol, serializeMessage, messageSchema, RESPONSE_TYPES, type Message } from '../contracts/message.js';
 import { GRANT_TYPES, type ProtocolKey } from './protocol-key.js';
-import { isoTime } from '../iso-time.js';
+import { isoTime } from '../platform/iso-time.js';
+import { entropy } from '../platform/random-id.js';
+
+export function newMessageId(): string {
+  return entropy.uuid();
+}
 
 /**
  * A message as every store sends it: names and size checked, an id and a timestamp given, a grant

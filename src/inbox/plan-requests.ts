@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { TeamdError } from '../errors.js';
 import type { StatePaths } from '../paths.js';
-import { LEAD } from '../roster/roster.js';
-import type { MailStore } from '../store/mail-store.js';
-import type { Message, MessageType } from './message.js';
+import { LEAD } from '../contracts/roster.js';
+import type { MailStore } from '../contracts/mail-store.js';
+import type { Message, MessageType } from '../contracts/message.js';
 import { ProtocolKey } from './protocol-key.js';
 
 /** A teammate's plan_approval_request or permission_request, and the lead's answer to it if one was sent. */

@@ -1,11 +1,11 @@
-import { lazyBuiltin } from '../lazy-builtin.js';
+import { lazyBuiltin } from '../platform/lazy-builtin.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isNodeError, TeamdError } from '../errors.js';
-import type { Message, MessageType } from './message.js';
+import type { Message, MessageType } from '../contracts/message.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { readTextIfExists } from '../fs/read-text.js';
-import { entropy } from '../random-id.js';
+import { entropy } from '../platform/random-id.js';
 
 /** Messages that grant something: honoured only with the person's or the daemon's signature. */
 export const GRANT_TYPES: readonly MessageType[] = ['plan_approval_response', 'shutdown_request', 'permission_response'];

@@ -3,13 +3,13 @@ import { writeFileWholeSync } from '../fs/atomic-write.js';
 import { readBoundedText } from '../fs/read-text.js';
 import { statIfAny } from '../fs/stat-if-any.js';
 import type { Logger } from '../logger.js';
-import { nameSchema } from '../names.js';
+import { nameSchema } from '../contracts/names.js';
 import type { StatePaths } from '../paths.js';
-import { LEAD } from '../roster/roster.js';
-import type { MailStore } from '../store/mail-store.js';
-import * as z from '../zod-mini.js';
+import { LEAD } from '../contracts/roster.js';
+import type { MailStore } from '../contracts/mail-store.js';
+import * as z from '../contracts/zod-mini.js';
 import { lineStartsAt } from './inbox-file.js';
-import { messageSchema } from './message.js';
+import { messageSchema } from '../contracts/message.js';
 import {
   answerKey,
   findPlanRequest,

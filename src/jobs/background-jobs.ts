@@ -5,9 +5,10 @@ import { ensurePrivateDir } from '../fs/private-dir.js';
 import { readSliceAndClose } from '../fs/read-text.js';
 import type { Logger } from '../logger.js';
 import { isSameProcessAlive, processStartTime } from '../proc/process-identity.js';
-import type { ShellLauncher } from '../tools/tool.js';
-import { jobNumber, outputFile, outputTail, pruneFinishedJobs, readJobRecords, writeJobRecord, type JobRecord } from './job-record.js';
-import { isoTime } from '../iso-time.js';
+import type { ShellLauncher } from '../contracts/tool.js';
+import { jobNumber, outputFile, outputTail, pruneFinishedJobs, readJobRecords, writeJobRecord } from './job-record.js';
+import { type JobRecord } from '../contracts/job-record.js';
+import { isoTime } from '../platform/iso-time.js';
 import { openRegular } from '../fs/open-regular.js';
 
 export interface JobLimits {

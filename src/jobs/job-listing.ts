@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { StatePaths } from '../paths.js';
-import { effectiveState, readJobRecords, type JobRecord, type JobState } from './job-record.js';
+import { effectiveState, readJobRecords } from './job-record.js';
+import { type JobRecord, type JobState } from '../contracts/job-record.js';
 
 /** A job as `teamd jobs` and `teamd status` show it: its record, with `running` checked against the process. */
 export interface JobView extends JobRecord {

@@ -1,5 +1,5 @@
-import type { TaskView } from '../board/board-types.js';
-import { LEAD } from '../roster/roster.js';
+import type { TaskView } from '../contracts/board-types.js';
+import { LEAD } from '../contracts/roster.js';
 import type { RunRecord } from './run-record.js';
 
 /** The tasks the lead created for a goal: created by the lead since the goal was given. */

@@ -4,9 +4,9 @@ import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { readTextIfExists } from '../fs/read-text.js';
 import { readInboxFrom } from '../inbox/inbox-file.js';
-import type { Message } from '../inbox/message.js';
+import type { Message } from '../contracts/message.js';
 import type { StatePaths } from '../paths.js';
-import { USER } from '../roster/roster.js';
+import { USER } from '../contracts/roster.js';
 
 export const runRecordSchema = z.object({
   /** The id of the goal's message to the lead. */

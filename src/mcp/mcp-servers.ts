@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Logger } from '../logger.js';
 import { connectMcpTool } from '../tools/mcp-connect-tool.js';
-import { toolError, type Tool, type ToolResult, type ToolSource } from '../tools/tool.js';
+import { toolError, type Tool, type ToolResult, type ToolSource } from '../contracts/tool.js';
 import type { ServerConfig } from './mcp-config.js';
 import { DEFAULT_RESTART, McpConnection, type ConnectionState, type RestartPolicy } from './mcp-connection.js';
 import { apiToolName, MAX_SCHEMA_BYTES, mcpTool } from './mcp-tool.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { toolError, type Tool, type ToolResult } from '../tools/tool.js';
+import { toolError, type Tool, type ToolResult } from '../contracts/tool.js';
 import type { McpConnection, ServerTool } from './mcp-connection.js';
 
 /** The Messages API's limit on a tool name. */

@@ -5,7 +5,7 @@ import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { readTextIfExists } from '../fs/read-text.js';
 import type { StatePaths } from '../paths.js';
 import type { ServerView } from './mcp-servers.js';
-import { isoTime } from '../iso-time.js';
+import { isoTime } from '../platform/iso-time.js';
 
 const viewSchema = z.object({
   name: z.string(),

@@ -3,7 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { TeamdError } from '../errors.js';
 import { expandServer, type ServerConfig } from './mcp-config.js';
 import { ServerProcess } from './server-process.js';
-import type { HttpFetch } from '../model/http/http-fetch.js';
+import type { HttpFetch } from '../platform/http/http-fetch.js';
 
 export interface LaunchDeps {
   readonly workspace: string;

@@ -5,12 +5,11 @@ import type { FileLocker } from '../fs/file-lock.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import type { StatePaths } from '../paths.js';
 import { readTextIfExists } from '../fs/read-text.js';
+import type { MemoryScope } from '../contracts/tool.js';
 
 /** What of each memory file goes into a system prompt; past it, the head and a note that it was cut. */
 export const MEMORY_PROMPT_CHARS = 8_000;
 export const MAX_REMEMBERED_CHARS = 2_000;
-
-export type MemoryScope = 'team' | 'me';
 
 /**
  * Long-term memory in plain Markdown the person edits by hand: `memory/MEMORY.md` for the team,

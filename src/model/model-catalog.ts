@@ -1,4 +1,4 @@
-import { isoTime } from '../iso-time.js';
+import { isoTime } from '../platform/iso-time.js';
 /** The deterministic model served by the daemon (DESIGN §4): the demo's and the tests' default. */
 export const OFFLINE_MODEL = 'offline';
 

@@ -1,53 +1,14 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Logger } from '../logger.js';
-import type { ApiTool } from '../tools/registry.js';
+import type { ChatMessage, ContentBlock, ModelClient, ModelRequest, ModelResponse } from '../contracts/model.js';
 import { classifySdkError, ModelError, retryAfterMs } from './model-errors.js';
 import { TEAMMATE_HEADER } from './offline/env.js';
 import { sdkLogger } from './sdk-logger.js';
 import type { SdkClient } from './sdk-client.js';
 import { StallWatchdog } from './stall-watchdog.js';
-import { createHttpClient, type HttpFetch } from './http/http-fetch.js';
+import { createHttpClient, type HttpFetch } from '../platform/http/http-fetch.js';
 
 export { describeModelError, isPromptTooLong, ModelError } from './model-errors.js';
-
-export type TextBlock = { type: 'text'; text: string };
-export type ContentBlock =
-  | TextBlock
-  | { type: 'tool_use'; id: string; name: string; input: unknown }
-  /** A tool's output; messages that arrive mid-task ride along as further text blocks (never as text after the results). */
-  | { type: 'tool_result'; tool_use_id: string; content: string | TextBlock[]; is_error?: boolean };
-
-export interface ChatMessage {
-  role: 'user' | 'assistant';
-  content: ContentBlock[];
-}
-
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-}
-
-export interface ModelRequest {
-  readonly system: string;
-  readonly messages: readonly ChatMessage[];
-  readonly tools: readonly ApiTool[];
-  readonly maxTokens: number;
-}
-
-export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'pause_turn' | 'refusal' | 'stop_sequence' | 'model_context_window_exceeded';
-
-export interface ModelResponse {
-  readonly content: ContentBlock[];
-  readonly stopReason: StopReason;
-  readonly usage: Usage;
-}
-
-/** The narrow interface the agent loop calls; tests inject a strict scripted fake. */
-export interface ModelClient {
-  create(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse>;
-}
 
 export interface AnthropicClientOptions {
   readonly model: string;

@@ -1,6 +1,6 @@
-import type { HttpFetch } from './http/http-fetch.js';
-import type { HttpResponse } from './http/http-response.js';
-import { HttpBody } from './http/http-body.js';
+import type { HttpFetch } from '../platform/http/http-fetch.js';
+import type { HttpResponse } from '../platform/http/http-response.js';
+import { HttpBody } from '../platform/http/http-body.js';
 
 /**
  * Ends a model call that stops sending bytes: armed while a request is in flight (from the

@@ -1,9 +1,9 @@
-import type { MailStore } from '../store/mail-store.js';
-import type { Message } from '../inbox/message.js';
+import type { MailStore } from '../contracts/mail-store.js';
+import type { Message } from '../contracts/message.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
-import { LEAD } from '../roster/roster.js';
-import { boundedInput } from '../teammate/event-log.js';
+import { LEAD } from '../contracts/roster.js';
+import { boundedInput } from '../text.js';
 
 /** What the lead is asked about, in the request's `extra` (teamd plans and approve show it). */
 export interface PermissionQuestion {

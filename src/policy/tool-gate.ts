@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import type { ToolResult } from '../tools/tool.js';
+import type { ToolResult } from '../contracts/tool.js';
 import { decide, type Decision } from './permissions.js';
 import { hookPayload, runHooks, type HookEnvironment, type HookPayload } from './hooks.js';
 import type { PermissionAsker } from './permission-asker.js';

@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js';
-import { readConfig, type TeamConfig } from './roster.js';
+import { readConfig } from './roster.js';
+import { type TeamConfig } from '../contracts/roster.js';
 
 /**
  * The roster for a process that reads it while it works (a teammate checking its budgets before

@@ -3,9 +3,10 @@ import { errorWithCode, isTeamdError, TeamdError } from '../errors.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
-import { configSchema, readConfig, type Member, type TeamConfig } from './roster.js';
+import { readConfig } from './roster.js';
+import { configSchema, type Member, type TeamConfig } from '../contracts/roster.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
-import { isoTime } from '../iso-time.js';
+import { isoTime } from '../platform/iso-time.js';
 
 export interface RosterStoreOptions {
   readonly logger?: Logger;

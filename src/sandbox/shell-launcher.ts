@@ -1,4 +1,4 @@
-import type { ShellLauncher } from '../tools/tool.js';
+import type { ShellLauncher } from '../contracts/tool.js';
 import { commandEnv } from './command-env.js';
 import { wrapCommand, type SandboxKind, type SandboxLayout, type SandboxMode } from './sandbox.js';
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Skill } from '../contracts/tool.js';
 
 /** The user's own skills, for every team: $TEAMD_USER_SKILLS, else ~/.teamd/skills. */
 export function userSkillsDir(env: NodeJS.ProcessEnv): string {
@@ -8,16 +9,6 @@ export function userSkillsDir(env: NodeJS.ProcessEnv): string {
 }
 
 /** A skill: a folder with SKILL.md (front matter `name`, `description`; teamd's `roles` limits who sees it). */
-export interface Skill {
-  readonly name: string;
-  readonly description: string;
-  readonly dir: string;
-  /** Roles that may use it; null: every role. */
-  readonly roles: readonly string[] | null;
-  /** Why its SKILL.md is not as it should be (it is listed anyway). */
-  readonly warning: string | null;
-}
-
 const MAX_SKILLS = 100;
 const MAX_DESCRIPTION_CHARS = 1_024;
 const MAX_SKILL_BYTES = 256 * 1024;

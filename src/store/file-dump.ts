@@ -5,14 +5,15 @@ import { appendRecordSync } from '../fs/append-record.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { TaskStore } from '../board/task-store.js';
-import { readLiveDaemon } from '../daemon/pid-file.js';
+import { readLiveDaemon } from '../proc/pid-file.js';
 import { CursorStore } from '../inbox/cursor.js';
 import { readInboxFrom } from '../inbox/inbox-file.js';
-import { serializeMessage } from '../inbox/message.js';
+import { serializeMessage } from '../contracts/message.js';
 import { readKeyHex } from '../inbox/protocol-key.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
-import { configSchema, readConfig } from '../roster/roster.js';
+import { readConfig } from '../roster/roster.js';
+import { configSchema } from '../contracts/roster.js';
 import { inboxOfConsumer, type DumpableStore, type TeamDump } from './team-dump.js';
 
 /** A state folder's board, inboxes, cursors, roster and key, read and written whole. */

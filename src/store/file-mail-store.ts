@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { Message } from '../inbox/message.js';
+import type { Message } from '../contracts/message.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import { InboxConsumer } from '../inbox/consumer.js';
@@ -9,7 +9,7 @@ import { fileSizeOrZero } from '../fs/read-text.js';
 import { parseInboxChunk } from '../inbox/inbox-parser.js';
 import { followLines } from '../watch/follow-lines.js';
 import type { Mailbox } from '../inbox/mailbox.js';
-import type { MailStore } from './mail-store.js';
+import type { MailStore } from '../contracts/mail-store.js';
 
 /** The file store's mailboxes (one append-only JSONL file per recipient) behind the MailStore interface. */
 export function fileMailStore(deps: { readonly paths: StatePaths; readonly mailbox: Mailbox; readonly logger: Logger }): MailStore {

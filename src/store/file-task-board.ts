@@ -1,5 +1,5 @@
 import type { Board } from '../board/board.js';
-import type { TaskBoard } from './task-board.js';
+import type { TaskBoard } from '../contracts/task-board.js';
 
 /** The file store's board (one JSON file per task, under locks) behind the TaskBoard interface. */
 export function fileTaskBoard(board: Board): TaskBoard {

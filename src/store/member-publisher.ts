@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import type { Member } from '../roster/roster.js';
+import type { Member } from '../contracts/roster.js';
 
 /**
  * Publishes a host's roster to a shared store, one write at a time: changes that come while a

@@ -2,12 +2,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { TeamdError } from '../errors.js';
 import type { StatePaths } from '../paths.js';
-import type { TeamSettings } from '../roster/roster.js';
+import type { TeamSettings } from '../contracts/roster.js';
+import type { StoreSetting } from '../contracts/team-store.js';
 
 export const STORE_ENV = 'TEAMD_STORE';
-
-/** Where the team's shared state lives, and under which team and host names. */
-export type StoreSetting = { readonly kind: 'files' } | { readonly kind: 'postgres'; readonly url: string; readonly team: string; readonly host: string };
 
 /** The store this command or process uses: TEAMD_STORE, else the `store` setting, else files. */
 export function storeSetting(paths: StatePaths, settings: Pick<TeamSettings, 'store' | 'team' | 'host'>, env: NodeJS.ProcessEnv = process.env): StoreSetting {

@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import { Doorbell } from '../watch/doorbell.js';
-import type { TeamStore } from './open-store.js';
+import type { TeamStore } from '../contracts/team-store.js';
 
 /**
  * A bell that rings when the team's board or mailboxes change: for the file store, plain watches

@@ -1,6 +1,6 @@
-import type { Task } from '../board/task.js';
-import type { Message } from '../inbox/message.js';
-import type { Member } from '../roster/roster.js';
+import type { Task } from '../contracts/task.js';
+import type { Message } from '../contracts/message.js';
+import type { Member } from '../contracts/roster.js';
 
 /**
  * A whole team's shared state, store-neutral: what `teamd store copy` moves. Cursors are counts

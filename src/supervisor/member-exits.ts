@@ -1,9 +1,9 @@
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
-import { LEAD } from '../roster/roster.js';
+import { LEAD } from '../contracts/roster.js';
 import type { RosterStore } from '../roster/roster-store.js';
-import type { MailStore } from '../store/mail-store.js';
-import { isoTime } from '../iso-time.js';
+import type { MailStore } from '../contracts/mail-store.js';
+import { isoTime } from '../platform/iso-time.js';
 import { cleanUpAfterTeammate } from './clean-up.js';
 import type { MemberSlot } from './member-slot.js';
 import { takesNoWork, type MemberWork } from './member-work.js';

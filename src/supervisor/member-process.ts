@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import readline from 'node:readline';
 import type { Logger } from '../logger.js';
-import { workerMessageSchema, type DaemonMessage, type WorkerMessage } from './ipc-protocol.js';
+import { workerMessageSchema, type DaemonMessage, type WorkerMessage } from '../contracts/ipc-protocol.js';
 
 export interface ForkOptions {
   readonly script: string;
@@ -20,7 +20,7 @@ export function forkMember(options: ForkOptions): ChildProcess {
   const child = fork(options.script, [...options.args], {
     env: options.env,
     // No flags of Node's or V8's: any V8 flag here costs the start ~20 ms of compiling Node's own
-    // modules from source. The teammate sets its V8 flags itself (src/boot/teammate-v8.ts).
+    // modules from source. The teammate sets its V8 flags itself (src/platform/boot/teammate-v8.ts).
     execArgv: [],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     serialization: 'json',

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import type { MemberStatus } from '../roster/roster.js';
+import type { MemberStatus } from '../contracts/roster.js';
 import { FRESH_HISTORY, type RestartHistory } from './restart-policy.js';
 
 /** The supervisor's record of one teammate's process: the child, its restarts, and how its exit is to be read. */

@@ -1,7 +1,7 @@
-import type { MailStore } from '../store/mail-store.js';
-import type { TaskBoard } from '../store/task-board.js';
+import type { MailStore } from '../contracts/mail-store.js';
+import type { TaskBoard } from '../contracts/task-board.js';
 import type { Logger } from '../logger.js';
-import type { Member } from '../roster/roster.js';
+import type { Member } from '../contracts/roster.js';
 import type { WakeInput } from './wake-policy.js';
 
 const OUT_OF_WORK: ReadonlySet<string> = new Set(['shutdown', 'errored', 'budget']);

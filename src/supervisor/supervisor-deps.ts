@@ -1,5 +1,5 @@
-import type { TaskBoard } from '../store/task-board.js';
-import type { MailStore } from '../store/mail-store.js';
+import type { TaskBoard } from '../contracts/task-board.js';
+import type { MailStore } from '../contracts/mail-store.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import type { RosterStore } from '../roster/roster-store.js';

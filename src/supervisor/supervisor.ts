@@ -1,7 +1,7 @@
 import { TeamdError } from '../errors.js';
-import { LEAD, LEAD_ROLE, type Member, type MemberStatus } from '../roster/roster.js';
+import { LEAD, LEAD_ROLE, type Member, type MemberStatus } from '../contracts/roster.js';
 import type { Doorbell } from '../watch/doorbell.js';
-import type { WorkerMessage } from './ipc-protocol.js';
+import type { WorkerMessage } from '../contracts/ipc-protocol.js';
 import { cleanUpAfterTeam } from './clean-up.js';
 import { checkModelFor, writeBudget } from './member-settings.js';
 import { workerEnvFor } from './worker-env.js';
@@ -15,7 +15,7 @@ import { WakeScheduler } from './wake-scheduler.js';
 import { WorkHandout } from './work-handout.js';
 import { reconcileWorktrees } from '../worktree/reconcile.js';
 import type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
-import { isoTime } from '../iso-time.js';
+import { isoTime } from '../platform/iso-time.js';
 
 export type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
 

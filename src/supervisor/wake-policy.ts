@@ -1,4 +1,4 @@
-import type { Member } from '../roster/roster.js';
+import type { Member } from '../contracts/roster.js';
 
 export interface WakeInput {
   /** Members asleep with no process and no restart pending, in roster order. */

@@ -1,4 +1,4 @@
-import type { TaskBoard } from '../store/task-board.js';
+import type { TaskBoard } from '../contracts/task-board.js';
 import type { Logger } from '../logger.js';
 import type { RosterStore } from '../roster/roster-store.js';
 import type { MemberWork } from './member-work.js';

@@ -1,4 +1,4 @@
-import { deferExtraCa } from '../model/http/extra-ca.js';
+import { deferExtraCa } from '../platform/http/extra-ca.js';
 
 /** Marks a teammate process with its state folder, so a later daemon can find one a crashed daemon left. */
 export const WORKER_OF_ENV = 'TEAMD_WORKER_OF';

@@ -1,4 +1,4 @@
-import { daemonMessageSchema, type DaemonMessage, type WorkerMessage } from '../supervisor/ipc-protocol.js';
+import { daemonMessageSchema, type DaemonMessage, type WorkerMessage } from '../contracts/ipc-protocol.js';
 
 /** The worker's side of the IPC channel to the daemon; absent when run by hand. */
 export interface DaemonLink {

@@ -1,7 +1,7 @@
 import { appendUser } from '../agent/conversation.js';
-import { messageDirective } from '../agent/directives.js';
-import type { InboxReader } from '../store/mail-store.js';
-import type { Message } from '../inbox/message.js';
+import { messageDirective } from '../contracts/directives.js';
+import type { InboxReader } from '../contracts/mail-store.js';
+import type { Message } from '../contracts/message.js';
 import type { Logger } from '../logger.js';
 import type { PlanGate } from './plan-gate.js';
 import type { Session } from './session-store.js';

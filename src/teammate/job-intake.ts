@@ -1,5 +1,5 @@
 import { appendUser } from '../agent/conversation.js';
-import { jobDirective } from '../agent/directives.js';
+import { jobDirective } from '../contracts/directives.js';
 import type { BackgroundJobs } from '../jobs/background-jobs.js';
 import type { Session } from './session-store.js';
 import { describeJob } from '../tools/job-tools.js';

@@ -1,14 +1,14 @@
 import { lastSaid } from '../agent/conversation.js';
-import { stalledDirective } from '../agent/directives.js';
-import type { ChatMessage } from '../model/model-client.js';
+import { stalledDirective } from '../contracts/directives.js';
+import type { ChatMessage } from '../contracts/model.js';
 import { goalTasks, settled } from '../lead/goal-tasks.js';
 import { isFinalReportOf, readRunRecord } from '../lead/run-record.js';
 import type { Logger } from '../logger.js';
 import { describeModelError } from '../model/model-errors.js';
 import type { StatePaths } from '../paths.js';
-import { LEAD, USER, type Member, type MemberStatus } from '../roster/roster.js';
-import type { MailStore } from '../store/mail-store.js';
-import type { TaskBoard } from '../store/task-board.js';
+import { LEAD, USER, type Member, type MemberStatus } from '../contracts/roster.js';
+import type { MailStore } from '../contracts/mail-store.js';
+import type { TaskBoard } from '../contracts/task-board.js';
 import { MAX_REMINDERS, type AfterUnit, type UnitEnd } from './after-unit.js';
 
 /** The goal `teamd run` follows, as the lead agent sees it when a unit of work ends. */

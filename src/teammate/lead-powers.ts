@@ -1,11 +1,12 @@
 import { requestDaemon } from '../daemon/control-client.js';
 import { TeamdError } from '../errors.js';
 import { answerRequest } from '../inbox/answer-request.js';
-import type { MailStore } from '../store/mail-store.js';
+import type { MailStore } from '../contracts/mail-store.js';
 import { findRequest } from '../inbox/request-scan.js';
 import type { StatePaths } from '../paths.js';
-import { LEAD, readConfig, USER } from '../roster/roster.js';
-import type { LeadPowers } from '../tools/tool.js';
+import { readConfig } from '../roster/roster.js';
+import { LEAD, USER } from '../contracts/roster.js';
+import type { LeadPowers } from '../contracts/tool.js';
 
 /**
  * The lead agent's powers: spawning and stopping go through the daemon (which checks names,

@@ -4,7 +4,7 @@ import type { McpServers } from '../mcp/mcp-servers.js';
 import type { LaunchDeps } from '../mcp/server-launch.js';
 import type { StatePaths } from '../paths.js';
 import { mcpChoiceFor } from './policy-wiring.js';
-import { createHttpClient } from '../model/http/http-fetch.js';
+import { createHttpClient } from '../platform/http/http-fetch.js';
 
 /** Lines of one server's stderr logged per teammate life; the rest are dropped (the last ones still explain a crash). */
 const STDERR_LINES_LOGGED = 200;

@@ -1,5 +1,5 @@
-import type { TaskBoard } from '../store/task-board.js';
-import type { Task } from '../board/task.js';
+import type { TaskBoard } from '../contracts/task-board.js';
+import type { Task } from '../contracts/task.js';
 import type { Logger } from '../logger.js';
 import type { WakeTracker } from './wake-tracker.js';
 

@@ -1,8 +1,8 @@
-import type { Task } from '../board/task.js';
-import type { MailStore } from '../store/mail-store.js';
-import type { Message } from '../inbox/message.js';
-import { planDirective } from '../agent/directives.js';
-import { LEAD } from '../roster/roster.js';
+import type { Task } from '../contracts/task.js';
+import type { MailStore } from '../contracts/mail-store.js';
+import type { Message } from '../contracts/message.js';
+import { planDirective } from '../contracts/directives.js';
+import { LEAD } from '../contracts/roster.js';
 import type { Session } from './session-store.js';
 
 /**

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { MailStore } from '../store/mail-store.js';
-import type { Message } from '../inbox/message.js';
+import type { MailStore } from '../contracts/mail-store.js';
+import type { Message } from '../contracts/message.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import { PermissionAsker } from '../policy/permission-asker.js';

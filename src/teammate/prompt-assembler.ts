@@ -1,6 +1,7 @@
 import { systemPrompt, type Identity } from '../agent/system-prompt.js';
-import type { MemoryScope } from '../memory/memory-store.js';
-import { skillsCatalog, type Skill } from '../skills/skills.js';
+import type { MemoryScope } from '../contracts/tool.js';
+import { skillsCatalog } from '../skills/skills.js';
+import { type Skill } from '../contracts/tool.js';
 
 /** Skills and long-term memory: in the system prompt of every call, and behind load_skill and remember. */
 export interface Knowledge {

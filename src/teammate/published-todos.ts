@@ -1,11 +1,11 @@
 import path from 'node:path';
-import * as z from '../zod-mini.js';
+import * as z from '../contracts/zod-mini.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
-import { todoItemSchema, type TodoItem } from '../agent/todos.js';
+import { todoItemSchema, type TodoItem } from '../contracts/todos.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { readTextIfExists } from '../fs/read-text.js';
 import type { StatePaths } from '../paths.js';
-import { isoTime } from '../iso-time.js';
+import { isoTime } from '../platform/iso-time.js';
 
 const publishedSchema = z.object({ items: z.array(todoItemSchema), updatedAt: z.iso.datetime({ offset: true }) });
 

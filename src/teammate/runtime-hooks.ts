@@ -1,7 +1,7 @@
 import { appendUser } from '../agent/conversation.js';
 import type { Logger } from '../logger.js';
 import type { EventHooks } from '../policy/event-hooks.js';
-import type { ToolEffect } from '../tools/tool.js';
+import type { ToolEffect } from '../contracts/tool.js';
 import type { Session } from './session-store.js';
 
 /** Times a Stop hook may send the model back to work in one stretch: a hook that always says "continue" cannot loop forever. */

@@ -1,4 +1,4 @@
-import { todoItemSchema, type TodoItem } from '../agent/todos.js';
+import { todoItemSchema, type TodoItem } from '../contracts/todos.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
@@ -6,7 +6,7 @@ import { isCommitted } from '../errors.js';
 import { appendRecordSync } from '../fs/append-record.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import type { Logger } from '../logger.js';
-import type { ChatMessage, Usage } from '../model/model-client.js';
+import type { ChatMessage, Usage } from '../contracts/model.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { readTextIfExists } from '../fs/read-text.js';
 

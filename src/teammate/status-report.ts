@@ -1,6 +1,6 @@
 import type { DaemonLink } from './daemon-link.js';
 import type { ModelBackoff } from './model-backoff.js';
-import { isoTime } from '../iso-time.js';
+import { isoTime } from '../platform/iso-time.js';
 
 export type ReportedStatus = 'idle' | 'working' | 'waiting-plan' | 'waiting-permission';
 

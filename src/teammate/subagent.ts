@@ -1,11 +1,11 @@
 import { Compactor } from '../agent/compactor.js';
-import { subtaskDirective } from '../agent/directives.js';
+import { subtaskDirective } from '../contracts/directives.js';
 import { runAgent } from '../agent/loop.js';
-import type { ChatMessage, ModelClient, Usage } from '../model/model-client.js';
+import type { ChatMessage, ModelClient, Usage } from '../contracts/model.js';
 import { describeModelError } from '../model/model-errors.js';
 import type { ToolGate } from '../policy/tool-gate.js';
 import { ALL_TOOLS, ToolRegistry } from '../tools/registry.js';
-import type { Tool, ToolContext, ToolResult } from '../tools/tool.js';
+import type { Tool, ToolContext, ToolResult } from '../contracts/tool.js';
 
 /** What a subagent gets when `task` names no tools: it reads, it does not change anything. */
 export const SUBAGENT_DEFAULT_TOOLS = ['read_file', 'glob', 'grep', 'load_skill'] as const;

@@ -1,4 +1,4 @@
-import type { Task } from '../board/task.js';
+import type { Task } from '../contracts/task.js';
 import { TaskWorktrees, type TaskHandDeps } from './task-worktree.js';
 
 /**

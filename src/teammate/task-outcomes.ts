@@ -1,6 +1,6 @@
-import type { TaskBoard } from '../store/task-board.js';
-import type { Task } from '../board/task.js';
-import type { MailStore } from '../store/mail-store.js';
+import type { TaskBoard } from '../contracts/task-board.js';
+import type { Task } from '../contracts/task.js';
+import type { MailStore } from '../contracts/mail-store.js';
 import type { Logger } from '../logger.js';
 import { describeModelError } from '../model/model-client.js';
 

@@ -1,12 +1,12 @@
 import type { Identity } from '../agent/system-prompt.js';
-import type { TodoItem } from '../agent/todos.js';
-import type { InboxReader, MailStore } from '../store/mail-store.js';
-import type { TaskBoard } from '../store/task-board.js';
-import type { Message } from '../inbox/message.js';
+import type { TodoItem } from '../contracts/todos.js';
+import type { InboxReader, MailStore } from '../contracts/mail-store.js';
+import type { TaskBoard } from '../contracts/task-board.js';
+import type { Message } from '../contracts/message.js';
 import type { BackgroundJobs } from '../jobs/background-jobs.js';
 import type { Logger } from '../logger.js';
-import type { ModelClient } from '../model/model-client.js';
-import type { LeadPowers, ShellLauncher, Tool, ToolContext, ToolResult, ToolSource } from '../tools/tool.js';
+import type { ModelClient } from '../contracts/model.js';
+import type { LeadPowers, ShellLauncher, Tool, ToolContext, ToolResult, ToolSource } from '../contracts/tool.js';
 import type { Doorbell } from '../watch/doorbell.js';
 import type { DaemonLink } from './daemon-link.js';
 import type { BackoffPolicy } from './model-backoff.js';

@@ -1,5 +1,6 @@
 import { appendUser } from '../agent/conversation.js';
-import { hasOpenTodos, TODO_NAG_AFTER_CALLS, todoReminder, type TodoItem } from '../agent/todos.js';
+import { hasOpenTodos, TODO_NAG_AFTER_CALLS, todoReminder } from '../agent/todos.js';
+import { type TodoItem } from '../contracts/todos.js';
 import type { Session } from './session-store.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { ChatMessage, Usage } from '../model/model-client.js';
-import type { TeamConfig } from '../roster/roster.js';
+import type { ChatMessage, Usage } from '../contracts/model.js';
+import type { TeamConfig } from '../contracts/roster.js';
 import type { Session } from './session-store.js';
 
 /** A teammate's own budget and the team's, and what the other teammates have spent. */

@@ -1,5 +1,5 @@
 import { TeamdError } from '../errors.js';
-import { parseName } from '../names.js';
+import { parseName } from '../contracts/names.js';
 
 export interface WorkerArgs {
   readonly dir: string;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import * as z from 'zod';
 import { outputFile } from '../jobs/job-record.js';
 import { statePaths } from '../paths.js';
-import { defineTool, toolError, type ToolContext, type ToolResult } from './tool.js';
+import { defineTool, toolError, type ToolContext, type ToolResult } from '../contracts/tool.js';
 
 /** Output kept in memory (the end of it); past MAX_RESULT_CHARS the whole is kept aside for read_file. */
 const MAX_OUTPUT = 4 * 1024 * 1024;

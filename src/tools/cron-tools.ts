@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { isoTimeOrNull } from '../iso-time.js';
+import { isoTimeOrNull } from '../platform/iso-time.js';
 import { nextRun } from '../cron/cron-job.js';
 import { newCronJob } from '../cron/new-job.js';
-import { defineTool, toolError, type ToolContext } from './tool.js';
+import { defineTool, toolError, type ToolContext } from '../contracts/tool.js';
 import { expected } from './team-tools.js';
 
 const noSchedule = () => toolError('the schedule is not available here');

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineTool, toolError, type ToolContext, type ToolResult } from './tool.js';
+import { defineTool, toolError, type ToolContext, type ToolResult } from '../contracts/tool.js';
 import { readSpilled } from './output-spill.js';
 import { WorkspaceFs, WorkspacePathError } from './workspace-fs.js';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { JOB_ID, type JobRecord } from '../jobs/job-record.js';
-import { defineTool, toolError } from './tool.js';
+import { JOB_ID, type JobRecord } from '../contracts/job-record.js';
+import { defineTool, toolError } from '../contracts/tool.js';
 
 /** Output returned per job_output call; the model asks again from `next_offset` for more. */
 const OUTPUT_PAGE_BYTES = 32 * 1024;

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { loadSkill } from '../skills/skills.js';
-import { defineTool, toolError } from './tool.js';
+import { defineTool, toolError } from '../contracts/tool.js';
 import { expected } from './team-tools.js';
 
 export const loadSkillTool = defineTool({

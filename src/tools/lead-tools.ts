@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { TeamdError } from '../errors.js';
-import { defineTool, toolError, type ToolContext, type ToolResult } from './tool.js';
+import { defineTool, toolError, type ToolContext, type ToolResult } from '../contracts/tool.js';
 
 /** Runs a lead power; a refusal (an unknown name, a request already answered) is an error the model reads. */
 async function lead(ctx: ToolContext, act: (powers: NonNullable<ToolContext['lead']>) => string | Promise<string>): Promise<ToolResult> {

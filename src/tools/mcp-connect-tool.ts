@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineTool, toolError } from './tool.js';
+import { defineTool, toolError } from '../contracts/tool.js';
 
 export const connectMcpTool = defineTool({
   name: 'connect_mcp',

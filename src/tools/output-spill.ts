@@ -4,7 +4,7 @@ import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { readSliceAndClose } from '../fs/read-text.js';
 import { statePaths } from '../paths.js';
-import type { ToolResult } from './tool.js';
+import type { ToolResult } from '../contracts/tool.js';
 
 /** How read_file names a spilled output: `teamd-output:<tool call id>`. */
 export const OUTPUT_REF = 'teamd-output:';

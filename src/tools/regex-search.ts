@@ -1,4 +1,4 @@
-import { lazyBuiltin } from '../lazy-builtin.js';
+import { lazyBuiltin } from '../platform/lazy-builtin.js';
 
 export interface SearchFile {
   readonly file: string;

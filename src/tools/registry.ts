@@ -22,8 +22,9 @@ import { cancelCronTool, listCronsTool, scheduleCronTool } from './cron-tools.js
 import { answerPermissionTool, cancelTaskTool, listTeammatesTool, reportTool, reviewPlanTool, shutdownTeammateTool, spawnTeammateTool } from './lead-tools.js';
 import { createWorktreeTool, keepWorktreeTool, removeWorktreeTool } from './worktree-tools.js';
 import { budgetResult } from './output-spill.js';
-import { toolError, type Tool, type ToolContext, type ToolResult, type ToolSource } from './tool.js';
+import { toolError, type Tool, type ToolContext, type ToolResult, type ToolSource, type ToolSet } from '../contracts/tool.js';
 import type { ToolGate } from '../policy/tool-gate.js';
+import type { ApiTool } from '../contracts/model.js';
 
 export const ALL_TOOLS: readonly Tool[] = [
   bashTool,
@@ -86,14 +87,8 @@ export const LEAD_TOOLS: readonly Tool[] = [
   cancelCronTool,
 ];
 
-export interface ApiTool {
-  name: string;
-  description: string;
-  input_schema: { type: 'object'; [key: string]: unknown };
-}
-
 /** The tools by name, with the one place where model input is validated. */
-export class ToolRegistry {
+export class ToolRegistry implements ToolSet {
   private readonly byName: Map<string, Tool>;
 
   constructor(

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
 import { workspaceFs } from './file-tools.js';
-import { defineTool, toolError } from './tool.js';
+import { defineTool, toolError } from '../contracts/tool.js';
 import { searchLines, type SearchFile } from './regex-search.js';
 import type { WorkspaceFs } from './workspace-fs.js';
 

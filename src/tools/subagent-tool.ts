@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineTool, toolError } from './tool.js';
+import { defineTool, toolError } from '../contracts/tool.js';
 
 export const taskTool = defineTool({
   name: 'task',

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, MAX_SUBJECT_CHARS, TASK_STATUSES, taskIdSchema } from '../board/task.js';
+import { MAX_DESCRIPTION_CHARS, MAX_RESULT_CHARS, MAX_SUBJECT_CHARS, TASK_STATUSES, taskIdSchema } from '../contracts/task.js';
 import { isTeamdError } from '../errors.js';
-import { defineTool, toolError, type ToolResult } from './tool.js';
+import { defineTool, toolError, type ToolResult } from '../contracts/tool.js';
 import { askedWorktree, teamWorktree } from '../worktree/team-setting.js';
 
 /** Board and mailbox errors are expected outcomes for the model (not ready, not yours): return them. */

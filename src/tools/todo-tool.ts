@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { todoListSchema } from '../agent/todos.js';
-import { defineTool } from './tool.js';
+import { todoListSchema } from '../contracts/todos.js';
+import { defineTool } from '../contracts/tool.js';
 
 export const todoWriteTool = defineTool({
   name: 'todo_write',

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { readSliceAndClose } from '../fs/read-text.js';
 import path from 'node:path';
-import { entropy } from '../random-id.js';
+import { entropy } from '../platform/random-id.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_WRONLY, O_CREAT, O_EXCL } = fs.constants;
 

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import * as z from 'zod';
-import { taskIdSchema } from '../board/task.js';
+import { taskIdSchema } from '../contracts/task.js';
 import { statePaths } from '../paths.js';
 import { currentHead, repoRoot } from '../worktree/git.js';
 import { recordWorktreeEvent, removeWorktree, worktreePath } from '../worktree/worktrees.js';
-import { defineTool, toolError, type ToolContext } from './tool.js';
+import { defineTool, toolError, type ToolContext } from '../contracts/tool.js';
 import { expected } from './team-tools.js';
 
 const workspaceOf = (ctx: ToolContext): string => path.dirname(ctx.stateDir);

@@ -1,5 +1,5 @@
 import { TeamdError } from '../errors.js';
-import { lazyBuiltin } from '../lazy-builtin.js';
+import { lazyBuiltin } from '../platform/lazy-builtin.js';
 
 /** The longest a git command may take: a hung git (a lock, a hook waiting on a terminal) fails instead of blocking. */
 const GIT_TIMEOUT_MS = 60_000;

@@ -4,9 +4,9 @@ import { TeamdError } from '../errors.js';
 import { appendRecordSync } from '../fs/append-record.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import type { StatePaths } from '../paths.js';
-import type { TaskWorktree } from '../board/task.js';
+import type { TaskWorktree } from '../contracts/task.js';
 import { dirtyPaths, git, gitOk } from './git.js';
-import { isoTime } from '../iso-time.js';
+import { isoTime } from '../platform/iso-time.js';
 
 export type WorktreeEvent = 'created' | 'bound' | 'committed' | 'merged' | 'conflict' | 'removed' | 'kept' | 'pruned' | 'unknown-folder';
 

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Compactor } from '../../src/agent/compactor.js';
 import { isWellFormed } from '../../src/agent/conversation.js';
-import type { ChatMessage } from '../../src/model/model-client.js';
+import type { ChatMessage, ApiTool } from '../../src/contracts/model.js';
 import { findViolation } from '../../src/model/offline/request-rules.js';
 import { servedModel } from '../../src/model/model-catalog.js';
-import type { ApiTool } from '../../src/tools/registry.js';
 import { FakeModel, reply, text, use } from '../helpers/fake-model.js';
 
 const tools: ApiTool[] = [{ name: 'echo', description: 'echo', input_schema: { type: 'object', properties: {} } }];

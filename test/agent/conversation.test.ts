@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { appendUser, endsWithUnansweredMessages, isWellFormed, repairConversation } from '../../src/agent/conversation.js';
-import type { ChatMessage, TextBlock } from '../../src/model/model-client.js';
+import type { ChatMessage, TextBlock } from '../../src/contracts/model.js';
 import { text, use } from '../helpers/fake-model.js';
 
 const result = (id: string, content = 'ok') => ({ type: 'tool_result' as const, tool_use_id: id, content });

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { Compactor } from '../../src/agent/compactor.js';
 import { appendUser, isWellFormed } from '../../src/agent/conversation.js';
 import { runAgent, type AgentEvent } from '../../src/agent/loop.js';
-import { ModelError, type ChatMessage } from '../../src/model/model-client.js';
+import { ModelError } from '../../src/model/model-client.js';
+import { type ChatMessage } from '../../src/contracts/model.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import { defineTool, type ToolContext } from '../../src/tools/tool.js';
+import { defineTool, type ToolContext } from '../../src/contracts/tool.js';
 import { z } from 'zod';
 import { FakeModel, reply, text, use } from '../helpers/fake-model.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assessReadiness, findCycle, type StatusLookup } from '../../src/board/readiness.js';
-import type { TaskStatus } from '../../src/board/task.js';
+import type { TaskStatus } from '../../src/contracts/task.js';
 
 function graph(entries: Record<number, { status: TaskStatus; blockedBy?: number[] }>): StatusLookup {
   return (id) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SummaryCache, type SummarySource } from '../../src/board/summary-cache.js';
 import { TaskStore, type TaskSummary } from '../../src/board/task-store.js';
-import { newTask } from '../../src/board/task.js';
+import { newTask } from '../../src/contracts/task.js';
 import { statePaths } from '../../src/paths.js';
 import { writeFileAtomicSync } from '../../src/fs/atomic-write.js';
 import { openBoard } from '../helpers/board.js';

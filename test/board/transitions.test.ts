@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Readiness } from '../../src/board/readiness.js';
-import type { Task } from '../../src/board/task.js';
+import type { Readiness } from '../../src/contracts/board-types.js';
+import type { Task } from '../../src/contracts/task.js';
 import { cancelTask, claimTask, completeTask, failTask, releaseTask, updateBlockers } from '../../src/board/transitions.js';
 import { TeamdError } from '../../src/errors.js';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isAlive } from '../../src/daemon/pid-file.js';
+import { isAlive } from '../../src/proc/pid-file.js';
 import type { DemoSummary } from '../../src/demo/run-demo.js';
 import type { WorktreeDemoSummary } from '../../src/demo/worktree-demo.js';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';

@@ -33,10 +33,10 @@ describe('a CLI command loads what it uses (docs/architecture.md, "Start-up")', 
       expect(loaded, args.join(' ')).toContain('fs');
       for (const name of NEVER) expect(loaded, `${args.join(' ')} loaded ${name}`).not.toContain(name);
       if (args[0] !== 'send') expect(loaded, `${args.join(' ')} loaded pino's worker_threads`).not.toContain('worker_threads');
-      // graceful-fs (proper-lockfile's) is not in the bundles; signal-exit's assert is a stand-in (src/build/stand-ins.ts).
+      // graceful-fs (proper-lockfile's) is not in the bundles; signal-exit's assert is a stand-in (src/platform/build/stand-ins.ts).
       if (args[0] !== 'send') expect(loaded, `${args.join(' ')} loaded assert`).not.toContain('assert');
     }
-    // task list writes with write(2) (src/cli/fd-writer.ts): no stream is made, so none of Node's stream modules load.
+    // task list writes with write(2) (src/platform/fd-writer.ts): no stream is made, so none of Node's stream modules load.
     const list = builtinsLoadedBy(dir, ['task', 'list']);
     for (const name of ['stream', 'net', 'tty', 'internal/fs/sync_write_stream']) expect(list, `task list loaded ${name}`).not.toContain(name);
     // send logs to logs/cli.log: pino is loaded there, and the message is delivered.

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cronProblem, dueRuns, type CronJob } from '../../src/cron/cron-job.js';
+import { cronProblem, dueRuns } from '../../src/cron/cron-job.js';
+import { type CronJob } from '../../src/contracts/cron-job.js';
 import { ScheduleStore } from '../../src/cron/schedule-store.js';
 import { Scheduler, type Firing } from '../../src/cron/scheduler.js';
 import { FileLocker } from '../../src/fs/file-lock.js';

@@ -4,7 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { isAlive, readLiveDaemon } from '../../src/daemon/pid-file.js';
+import { isAlive, readLiveDaemon } from '../../src/proc/pid-file.js';
 import { statePaths } from '../../src/paths.js';
 import { openBoard } from '../helpers/board.js';
 import { livePids, member, startDaemon } from '../helpers/daemon.js';

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isAlive } from '../../src/daemon/pid-file.js';
+import { isAlive } from '../../src/proc/pid-file.js';
 import { readInboxFrom } from '../../src/inbox/inbox-file.js';
 import { statePaths } from '../../src/paths.js';
 import { DISK_FULL_EXIT_CODE } from '../../src/supervisor/restart-policy.js';

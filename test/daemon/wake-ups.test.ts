@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readLiveDaemon } from '../../src/daemon/pid-file.js';
+import { readLiveDaemon } from '../../src/proc/pid-file.js';
 import { readInboxFrom } from '../../src/inbox/inbox-file.js';
 import { statePaths } from '../../src/paths.js';
 import { LookMarker } from '../../src/board/look-marker.js';

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { isAlive, readLiveDaemon, type PidInfo } from '../../src/daemon/pid-file.js';
+import { isAlive, readLiveDaemon, type PidInfo } from '../../src/proc/pid-file.js';
 import { statePaths } from '../../src/paths.js';
-import { readConfig, type Member } from '../../src/roster/roster.js';
+import { readConfig } from '../../src/roster/roster.js';
+import { type Member } from '../../src/contracts/roster.js';
 import { FIXTURES, runTeamd } from './processes.js';
 import { onBeforeTempRemoval } from './temp-dir.js';
 

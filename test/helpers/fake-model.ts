@@ -1,4 +1,4 @@
-import type { ContentBlock, ModelClient, ModelRequest, ModelResponse, StopReason } from '../../src/model/model-client.js';
+import type { ContentBlock, ModelClient, ModelRequest, ModelResponse, StopReason } from '../../src/contracts/model.js';
 
 type Scripted = ModelResponse | Error | ((request: ModelRequest) => ModelResponse);
 

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { ChatMessage } from '../../src/model/model-client.js';
+import type { ChatMessage } from '../../src/contracts/model.js';
 import { parseSession } from '../../src/teammate/session-store.js';
 
 /**

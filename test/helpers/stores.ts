@@ -9,11 +9,11 @@ import { ProtocolKey } from '../../src/inbox/protocol-key.js';
 import { createLogger } from '../../src/logger.js';
 import { fileTaskBoard } from '../../src/store/file-task-board.js';
 import { fileMailStore } from '../../src/store/file-mail-store.js';
-import type { MailStore } from '../../src/store/mail-store.js';
+import type { MailStore } from '../../src/contracts/mail-store.js';
 import { PgBoard } from '../../src/store/pg/pg-board.js';
 import { PgMailStore } from '../../src/store/pg/pg-mail-store.js';
 import { migrate } from '../../src/store/pg/schema.js';
-import type { TaskBoard } from '../../src/store/task-board.js';
+import type { TaskBoard } from '../../src/contracts/task-board.js';
 import { writeRoster } from './team.js';
 import { makeTempDir, onBeforeTempRemoval } from './temp-dir.js';
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { detectSandbox } from '../../src/sandbox/sandbox.js';
 import { createShellLauncher } from '../../src/sandbox/shell-launcher.js';
-import type { ToolContext } from '../../src/tools/tool.js';
+import type { ToolContext } from '../../src/contracts/tool.js';
 import { openTaskBoard } from './board.js';
 import { makeTempDir } from './temp-dir.js';
 

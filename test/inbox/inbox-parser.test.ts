@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseInboxChunk } from '../../src/inbox/inbox-parser.js';
-import { serializeMessage, type Message } from '../../src/inbox/message.js';
+import { serializeMessage, type Message } from '../../src/contracts/message.js';
 
 function message(id: string, content = `content of ${id}`): Message {
   return { id, type: 'message', from: 'alice', to: 'bob', content, timestamp: '2026-01-01T00:00:00.000Z' };

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { TeamdError } from '../../src/errors.js';
 import { readInboxFrom } from '../../src/inbox/inbox-file.js';
 import { Mailbox } from '../../src/inbox/mailbox.js';
-import { MAX_CONTENT_BYTES } from '../../src/inbox/message.js';
+import { MAX_CONTENT_BYTES } from '../../src/contracts/message.js';
 import { createLogger } from '../../src/logger.js';
 import { startFixture } from '../helpers/processes.js';
 import { writeRoster } from '../helpers/team.js';

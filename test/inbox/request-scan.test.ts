@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { Mailbox } from '../../src/inbox/mailbox.js';
-import { readPlanRequests } from '../../src/inbox/plan-requests.js';
+import { readPlanRequests, answerKey } from '../../src/inbox/plan-requests.js';
 import {
   advanceScan,
   EMPTY_SCAN,
@@ -13,8 +13,7 @@ import {
   RequestScanKeeper,
   type RequestScan,
 } from '../../src/inbox/request-scan.js';
-import { answerKey } from '../../src/inbox/plan-requests.js';
-import type { MailStore } from '../../src/store/mail-store.js';
+import type { MailStore } from '../../src/contracts/mail-store.js';
 import { openMailStore } from '../helpers/board.js';
 import { writeRoster } from '../helpers/team.js';
 import { makeTempDir } from '../helpers/temp-dir.js';

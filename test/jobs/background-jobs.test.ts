@@ -10,7 +10,7 @@ import { statePaths } from '../../src/paths.js';
 import { detectSandbox } from '../../src/sandbox/sandbox.js';
 import { createShellLauncher } from '../../src/sandbox/shell-launcher.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import type { ToolContext } from '../../src/tools/tool.js';
+import type { ToolContext } from '../../src/contracts/tool.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { processesRunning } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';

@@ -12,7 +12,7 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 import { toolContext } from '../helpers/tool-context.js';
 import { waitFor } from '../helpers/wait.js';
 import { makeTestCa, tlsProxy } from '../helpers/tls-certs.js';
-import { createHttpClient, type HttpFetch } from '../../src/model/http/http-fetch.js';
+import { createHttpClient, type HttpFetch } from '../../src/platform/http/http-fetch.js';
 
 const SERVER = path.join(FIXTURES, 'mcp-server.mjs');
 const hubs: McpServers[] = [];

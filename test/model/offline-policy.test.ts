@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { messageDirective, resumeDirective, taskDirective } from '../../src/agent/directives.js';
-import { decideOffline, PLAN_REQUIRED_MARKER, shellCommands, type Block, type OfflineRequest } from '../../src/model/offline/policy.js';
+import { messageDirective, resumeDirective, taskDirective } from '../../src/contracts/directives.js';
+import { decideOffline, PLAN_REQUIRED_MARKER, shellCommands } from '../../src/model/offline/policy.js';
+import { type Block, type OfflineRequest } from '../../src/model/offline/offline-types.js';
 
 const task = { id: 4, subject: 'build', claim: 1, description: '```sh\nmkdir -p out\n# a comment\n\necho hi > out/a\n```' };
 type Msg = OfflineRequest['messages'][number];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TeamdError } from '../../src/errors.js';
 import { codeOf } from '../helpers/errors.js';
-import { MAX_CONTENT_BYTES } from '../../src/inbox/message.js';
+import { MAX_CONTENT_BYTES } from '../../src/contracts/message.js';
 import { STORES } from '../helpers/stores.js';
 
 const contents = (messages: readonly { content: string }[]): string[] => messages.map((message) => message.content);

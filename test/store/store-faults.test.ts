@@ -3,7 +3,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
 import { statePaths } from '../../src/paths.js';
-import { isAlive } from '../../src/daemon/pid-file.js';
+import { isAlive } from '../../src/proc/pid-file.js';
 import { member, startDaemon } from '../helpers/daemon.js';
 import { runTeamd } from '../helpers/processes.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { statePaths } from '../../src/paths.js';
 import { readConfig } from '../../src/roster/roster.js';
-import { isAlive, readLiveDaemon } from '../../src/daemon/pid-file.js';
+import { isAlive, readLiveDaemon } from '../../src/proc/pid-file.js';
 import { createLogger } from '../../src/logger.js';
 import { PgBoard } from '../../src/store/pg/pg-board.js';
 import { migrate } from '../../src/store/pg/schema.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isAlive } from '../../src/daemon/pid-file.js';
+import { isAlive } from '../../src/proc/pid-file.js';
 import { readInboxFrom } from '../../src/inbox/inbox-file.js';
 import { statePaths } from '../../src/paths.js';
 import { openBoard } from '../helpers/board.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Member } from '../../src/roster/roster.js';
+import type { Member } from '../../src/contracts/roster.js';
 import { chooseWakeUps } from '../../src/supervisor/wake-policy.js';
 
 const member = (name: string): Member => ({ name, role: 'coder', status: 'asleep' });

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readLiveDaemon } from '../../src/daemon/pid-file.js';
+import { readLiveDaemon } from '../../src/proc/pid-file.js';
 import { readInboxFrom } from '../../src/inbox/inbox-file.js';
 import { statePaths } from '../../src/paths.js';
-import { LEAD } from '../../src/roster/roster.js';
+import { LEAD } from '../../src/contracts/roster.js';
 import { apiStandIn } from '../helpers/api-stand-in.js';
 import { member, startDaemon } from '../helpers/daemon.js';
 import { runTeamd } from '../helpers/processes.js';

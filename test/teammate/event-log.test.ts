@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { headAndTail, logAgentEvent } from '../../src/teammate/event-log.js';
+import { logAgentEvent } from '../../src/teammate/event-log.js';
+import { headAndTail } from '../../src/text.js';
 
 function capture(): { logger: pino.Logger; lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = [];

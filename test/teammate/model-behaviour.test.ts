@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Task } from '../../src/board/task.js';
+import type { Task } from '../../src/contracts/task.js';
 import { readInboxFrom } from '../../src/inbox/inbox-file.js';
 import type { ScriptStep } from '../../src/model/offline/script.js';
 import { statePaths } from '../../src/paths.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SubagentRunner } from '../../src/teammate/subagent.js';
-import type { Usage } from '../../src/model/model-client.js';
-import type { ToolContext } from '../../src/tools/tool.js';
+import type { Usage } from '../../src/contracts/model.js';
+import type { ToolContext } from '../../src/contracts/tool.js';
 import { FakeModel, reply, text, use, usage } from '../helpers/fake-model.js';
 import { toolContext } from '../helpers/tool-context.js';
 

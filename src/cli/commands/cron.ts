@@ -1,10 +1,12 @@
 import { Command } from 'commander';
-import { isoTime, isoTimeOrNull } from '../../iso-time.js';
-import { nextRun, type CronJob } from '../../cron/cron-job.js';
+import { isoTime, isoTimeOrNull } from '../../platform/iso-time.js';
+import { nextRun } from '../../cron/cron-job.js';
+import { type CronJob } from '../../contracts/cron-job.js';
 import { newCronJob } from '../../cron/new-job.js';
 import { ScheduleStore } from '../../cron/schedule-store.js';
 import { TeamdError } from '../../errors.js';
-import { LEAD, readConfig } from '../../roster/roster.js';
+import { readConfig } from '../../roster/roster.js';
+import { LEAD } from '../../contracts/roster.js';
 import { openLocal } from '../context.js';
 import { formatColumns, printJson, type Io } from '../output.js';
 import { parseDuration } from '../parsers.js';

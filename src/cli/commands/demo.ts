@@ -10,9 +10,9 @@ import { TeamdError } from '../../errors.js';
 import { createLogger } from '../../logger.js';
 import { startDetachedDaemon, stopDaemonAndWait } from '../daemon-process.js';
 import { printJson, type Io } from '../output.js';
-import { runsUnsandboxed, type PidInfo } from '../../daemon/pid-file.js';
+import { runsUnsandboxed, type PidInfo } from '../../proc/pid-file.js';
 import type { StatePaths } from '../../paths.js';
-import { isoTime } from '../../iso-time.js';
+import { isoTime } from '../../platform/iso-time.js';
 
 export function demoCommand(io: Io): Command {
   return new Command('demo')

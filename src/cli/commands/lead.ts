@@ -1,10 +1,11 @@
 import readline from 'node:readline';
 import { Command } from 'commander';
 import { requestDaemon } from '../../daemon/control-client.js';
-import { readLiveDaemon } from '../../daemon/pid-file.js';
+import { readLiveDaemon } from '../../proc/pid-file.js';
 import { TeamdError } from '../../errors.js';
 import { pendingPlanRequests, scanFileOf } from '../../inbox/request-scan.js';
-import { LEAD, readConfig, USER } from '../../roster/roster.js';
+import { readConfig } from '../../roster/roster.js';
+import { LEAD, USER } from '../../contracts/roster.js';
 import { firstLine } from '../../text.js';
 import { openTeamBell } from '../../store/team-bell.js';
 import { openContext, type CommandContext } from '../context.js';

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { TeamdError } from '../../errors.js';
-import { readLiveDaemon } from '../../daemon/pid-file.js';
+import { readLiveDaemon } from '../../proc/pid-file.js';
 import { createLogger } from '../../logger.js';
 import { checkServers } from '../../mcp/mcp-check.js';
 import { readMcpConfig, serversFor, type ServerConfig } from '../../mcp/mcp-config.js';

@@ -1,8 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander';
-import type { Message } from '../../inbox/message.js';
-import type { MailStore } from '../../store/mail-store.js';
+import type { Message } from '../../contracts/message.js';
+import type { MailStore } from '../../contracts/mail-store.js';
 import { TeamdError } from '../../errors.js';
-import { LEAD, USER } from '../../roster/roster.js';
+import { LEAD, USER } from '../../contracts/roster.js';
 import { openContext } from '../context.js';
 import { untilInterrupted } from '../interrupt.js';
 import { formatMessage } from '../format-message.js';

@@ -1,11 +1,11 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { requestDaemon } from '../../daemon/control-client.js';
-import { readLiveDaemon } from '../../daemon/pid-file.js';
+import { readLiveDaemon } from '../../proc/pid-file.js';
 import { TeamdError } from '../../errors.js';
-import type { Message } from '../../inbox/message.js';
+import type { Message } from '../../contracts/message.js';
 import { activeRun, isFinalReportOf, writeRunRecord, type RunRecord } from '../../lead/run-record.js';
 import { parseTeamdPlan } from '../../lead/teamd-plan.js';
-import { LEAD, teammateNameSchema, USER, roleSchema } from '../../roster/roster.js';
+import { LEAD, teammateNameSchema, USER, roleSchema } from '../../contracts/roster.js';
 import { firstLine } from '../../text.js';
 import { openTeamBell } from '../../store/team-bell.js';
 import { TaskChanges } from '../task-changes.js';

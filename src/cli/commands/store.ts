@@ -1,9 +1,11 @@
 import { Command } from 'commander';
 import { isTeamdError, TeamdError } from '../../errors.js';
 import { createLogger } from '../../logger.js';
-import { describeStore, parseStore, redactUrl, storeSetting, type StoreSetting } from '../../store/store-setting.js';
+import { describeStore, parseStore, redactUrl, storeSetting } from '../../store/store-setting.js';
+import { type StoreSetting } from '../../contracts/team-store.js';
 import { copyTeam } from '../../store/store-copy.js';
-import { readConfig, type TeamSettings } from '../../roster/roster.js';
+import { readConfig } from '../../roster/roster.js';
+import { type TeamSettings } from '../../contracts/roster.js';
 import { commandStore, stateFolderFor } from '../context.js';
 import { printJson, type Io } from '../output.js';
 import { withCommonOptions, type CommonOptions } from './common.js';

@@ -7,7 +7,7 @@ import { TeamdError } from '../../errors.js';
 import { openContext } from '../context.js';
 import { formatChange, formatTask, formatTaskTable, printJson, printProblems, type Io } from '../output.js';
 import { parseMemberName, parseNonNegativeInt, parseStatus, parseTaskId, parseTaskIdList } from '../parsers.js';
-import type { Task } from '../../board/task.js';
+import type { Task } from '../../contracts/task.js';
 
 function report(io: Io, options: Common, task: Task, verb: string): void {
   if (options.json) printJson(io, task);

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { TeamdError } from '../../errors.js';
 import { requestDaemon } from '../../daemon/control-client.js';
-import { readLiveDaemon } from '../../daemon/pid-file.js';
-import type { Member } from '../../roster/roster.js';
+import { readLiveDaemon } from '../../proc/pid-file.js';
+import type { Member } from '../../contracts/roster.js';
 import { readConfig } from '../../roster/roster.js';
 import { openContext, stateFolderFor } from '../context.js';
 import { otherHostOf, otherHostsMembers } from '../team-members.js';

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
-import type { TaskBoard } from '../../store/task-board.js';
-import type { Task } from '../../board/task.js';
+import type { TaskBoard } from '../../contracts/task-board.js';
+import type { Task } from '../../contracts/task.js';
 import { TeamdError } from '../../errors.js';
 import type { StatePaths } from '../../paths.js';
 import { gitWorktrees, mergeBranch, recordWorktreeEvent, removeWorktree, worktreePath } from '../../worktree/worktrees.js';

@@ -1,7 +1,7 @@
-import { TASK_STATUSES } from '../../board/task.js';
-import type { TodoItem } from '../../agent/todos.js';
-import type { TaskView } from '../../board/board.js';
-import type { Member } from '../../roster/roster.js';
+import { TASK_STATUSES } from '../../contracts/task.js';
+import type { TodoItem } from '../../contracts/todos.js';
+import type { TaskView } from '../../contracts/board-types.js';
+import type { Member } from '../../contracts/roster.js';
 import { cellWidth, oneLine, padCells, truncateCells } from './cells.js';
 import { sectionRows } from './layout.js';
 import type { Snapshot } from './snapshot.js';

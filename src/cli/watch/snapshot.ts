@@ -1,10 +1,11 @@
-import type { TaskView } from '../../board/board.js';
-import type { TeamStore } from '../../store/open-store.js';
-import { readLiveDaemon, type PidInfo } from '../../daemon/pid-file.js';
-import type { Message } from '../../inbox/message.js';
+import type { TaskView } from '../../contracts/board-types.js';
+import type { TeamStore } from '../../contracts/team-store.js';
+import { readLiveDaemon, type PidInfo } from '../../proc/pid-file.js';
+import type { Message } from '../../contracts/message.js';
 import type { StatePaths } from '../../paths.js';
-import { readConfig, type Member } from '../../roster/roster.js';
-import type { TodoItem } from '../../agent/todos.js';
+import { readConfig } from '../../roster/roster.js';
+import { type Member } from '../../contracts/roster.js';
+import type { TodoItem } from '../../contracts/todos.js';
 import { readPublishedTodos } from '../../teammate/published-todos.js';
 
 export interface Snapshot {

@@ -1,5 +1,5 @@
 import { parseTeamdPlan, planTaskDescription, type TeamdPlan } from '../../lead/teamd-plan.js';
-import type { OfflineTurn } from './policy.js';
+import type { OfflineTurn } from './offline-types.js';
 import { call, lastIndex, say, type Step } from './turns.js';
 
 /** The key of a plan's task on the board: the goal's message id and the task's local id, so a repeat never creates it twice. */

@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import type { OfflineBlock } from './policy.js';
+import type { OfflineBlock } from './offline-types.js';
 
 export interface OfflineMessage {
   readonly id: string;

@@ -1,5 +1,5 @@
-import { parseDirective, type Directive } from '../../agent/directives.js';
-import type { Block, OfflineRequest, OfflineTurn } from './policy.js';
+import { parseDirective, type Directive } from '../../contracts/directives.js';
+import type { Block, OfflineRequest, OfflineTurn } from './offline-types.js';
 
 /** One thing in the conversation, in order: a directive (a task, a message…), a tool call, or its result. */
 export interface Step {

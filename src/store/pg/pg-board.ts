@@ -1,20 +1,19 @@
 import type { Pool, PoolClient } from 'pg';
 import { TeamdError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { parseName } from '../../names.js';
+import { parseName } from '../../contracts/names.js';
 import { assessReadiness, findCycle } from '../../board/readiness.js';
-import { MAX_RESULT_CHARS, newTask, worktreeSchema, type Task, type TaskWorktree } from '../../board/task.js';
+import { MAX_RESULT_CHARS, newTask, worktreeSchema, type Task, type TaskWorktree } from '../../contracts/task.js';
 import * as transitions from '../../board/transitions.js';
-import type { Actor } from '../../board/transitions.js';
+import type { Actor, CorruptTask } from '../../contracts/board-types.js';
 import { checkNewTask, dedupe, validateText } from '../../board/validation.js';
 import { worktreeFor } from '../../board/worktree-spec.js';
-import type { CorruptTask } from '../../board/task-store.js';
 import { countListing } from '../../board/board-counts.js';
-import type { BoardCounts, BoardListing, NewTask, TaskBoard, TaskFilter, TaskView } from '../task-board.js';
+import type { BoardCounts, BoardListing, NewTask, TaskBoard, TaskFilter, TaskView } from '../../contracts/task-board.js';
 import { inTransaction, patiently, storeError, type Patience } from './transaction.js';
 import { blockerLookup, parseTaskRow, parseTaskRowOrThrow, READY, type TaskRow } from './pg-task-rows.js';
 import { NOTIFY_CHANNEL } from './notify.js';
-import { isoTime } from '../../iso-time.js';
+import { isoTime } from '../../platform/iso-time.js';
 
 export interface PgBoardDeps {
   readonly pool: Pool;

@@ -1,9 +1,9 @@
 import type { Logger } from '../../logger.js';
 import { createPool } from './pg-pool.js';
 import { TeamdError } from '../../errors.js';
-import { taskSchema } from '../../board/task.js';
-import { messageSchema } from '../../inbox/message.js';
-import { memberSchema } from '../../roster/roster.js';
+import { taskSchema } from '../../contracts/task.js';
+import { messageSchema } from '../../contracts/message.js';
+import { memberSchema } from '../../contracts/roster.js';
 import { redactUrl } from '../store-setting.js';
 import { inboxOfConsumer, type DumpableStore, type TeamDump } from '../team-dump.js';
 import { migrate } from './schema.js';

@@ -2,12 +2,12 @@ import type { Pool } from 'pg';
 import type { Logger } from '../../logger.js';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import type { HostAnswer, HostRegistry, HostRequest, HostView, Reclaimed } from '../host-registry.js';
-import { controlRequestSchema } from '../../daemon/control-protocol.js';
+import type { HostAnswer, HostRegistry, HostRequest, HostView, Reclaimed } from '../../contracts/host-registry.js';
+import { controlRequestSchema } from '../../contracts/control-protocol.js';
 import { NOTIFY_CHANNEL } from './notify.js';
-import type { TaskBoard } from '../task-board.js';
+import type { TaskBoard } from '../../contracts/task-board.js';
 import { inTransaction, storeError } from './transaction.js';
-import { isoTime } from '../../iso-time.js';
+import { isoTime } from '../../platform/iso-time.js';
 
 const hostAnswerSchema = z.union([
   z.object({ ok: z.literal(true), result: z.unknown() }),

@@ -1,16 +1,8 @@
 import type { Client } from 'pg';
-import * as z from 'zod';
 import type { Logger } from '../../logger.js';
 import { NOTIFY_CHANNEL } from './notify.js';
-
-/** One NOTIFY payload: a task changed, or a message was appended to an inbox. */
-export const storeEventSchema = z.discriminatedUnion('kind', [
-  z.object({ team: z.string(), kind: z.literal('task'), id: z.number().int(), status: z.string() }),
-  z.object({ team: z.string(), kind: z.literal('message'), to: z.string(), seq: z.number().int() }),
-  z.object({ team: z.string(), kind: z.literal('request'), host: z.string(), id: z.string() }),
-  z.object({ team: z.string(), kind: z.literal('answer'), id: z.string() }),
-]);
-export type StoreEvent = z.infer<typeof storeEventSchema>;
+import type { StoreEvent } from '../../contracts/team-store.js';
+import { storeEventSchema } from '../../contracts/team-store.js';
 
 export interface PgListenerOptions {
   readonly connect: () => Promise<Client>;

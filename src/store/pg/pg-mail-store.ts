@@ -1,14 +1,13 @@
 import type { Pool, PoolClient } from 'pg';
 import { TeamdError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { parseName } from '../../names.js';
-import { LEAD, USER } from '../../roster/roster.js';
-import type { Outgoing } from '../../inbox/mailbox.js';
-import { messageSchema, type Message, type MessageType } from '../../inbox/message.js';
+import { parseName } from '../../contracts/names.js';
+import { LEAD, USER } from '../../contracts/roster.js';
+import type { Outgoing, Batch, Cursor, InboxPage, InboxReader, InboxReaderOptions, MailStore } from '../../contracts/mail-store.js';
+import { messageSchema, type Message, type MessageType } from '../../contracts/message.js';
 import { buildMessage } from '../../inbox/message-builder.js';
 import type { ProtocolKey } from '../../inbox/protocol-key.js';
-import type { Batch, Cursor, InboxPage, InboxReader, InboxReaderOptions, MailStore } from '../mail-store.js';
-import type { StoreEvent } from './pg-listener.js';
+import type { StoreEvent } from '../../contracts/team-store.js';
 import { inTransaction, patiently, Rollback, storeError, type Patience } from './transaction.js';
 import { NOTIFY_CHANNEL } from './notify.js';
 

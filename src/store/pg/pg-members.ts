@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
-import { memberSchema, type Member } from '../../roster/roster.js';
-import type { MemberDirectory, StoredMember } from '../member-directory.js';
+import { memberSchema, type Member } from '../../contracts/roster.js';
+import type { MemberDirectory, StoredMember } from '../../contracts/member-directory.js';
 import { inTransaction, storeError } from './transaction.js';
 
 /** The team's roster in PostgreSQL: one row per member, naming the host whose daemon runs it. */

@@ -1,8 +1,8 @@
 import type { Pool, PoolClient } from 'pg';
 import { TeamdError } from '../../errors.js';
 import type { StatusLookup } from '../../board/readiness.js';
-import { taskSchema, type Task, type TaskStatus } from '../../board/task.js';
-import type { CorruptTask } from '../../board/task-store.js';
+import { taskSchema, type Task, type TaskStatus } from '../../contracts/task.js';
+import type { CorruptTask } from '../../contracts/board-types.js';
 
 /** A task row as the board reads it: its id column and its JSON. */
 export interface TaskRow {

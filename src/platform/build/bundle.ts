@@ -1,0 +1,105 @@
+// `npm run bundle`: the bundles bin/teamd and the daemon run, from tsc's output in dist/
+// (docs/architecture.md, "Start-up"). A build tool: nothing in the product imports it.
+import fs from 'node:fs';
+import path from 'node:path';
+import { build, transform, type OutputFile } from 'esbuild';
+import { requireBuiltins, wrappedBuiltins } from './builtin-imports.js';
+import { standIns } from './stand-ins.js';
+
+const ROOT = path.resolve(process.argv[2] ?? '.');
+const DIST = path.join(ROOT, 'dist');
+const OUT = path.join(DIST, 'bundle');
+
+/** `import.meta.url` in CommonJS: the file's own URL, as the ES module had it. */
+const META_URL_BANNER = "var teamdBundleUrl = require('node:url').pathToFileURL(__filename).href;";
+
+/**
+ * What every step shares: Node 20, minified but for the names. With the source's own names a
+ * function or class is called what it is (logs name error classes; stack traces name functions)
+ * without esbuild's keepNames, whose `__name(fn, "name")` on every function (~1,900 in a
+ * teammate's start) gives each its own dictionary of properties: ~0.6 MiB of an idle
+ * teammate's heap (docs/architecture.md, "Scale").
+ */
+const FOR_NODE = { platform: 'node', target: 'node20', minifyWhitespace: true, minifySyntax: true, logLevel: 'warning' } as const;
+
+async function main(): Promise<void> {
+  fs.rmSync(OUT, { recursive: true, force: true });
+  await bundleStarts();
+  await bundleSplit('src/cli/entry.js', 'cli');
+  await bundleSplit('workers/teammate.js', 'teammate');
+}
+
+/**
+ * The start files bin/teamd and the daemon run (cli-start.cjs, teammate-start.cjs): each one
+ * file, which runs its bundle with V8's code cache (src/cli/cli-start.ts, src/platform/boot/teammate-start.ts).
+ */
+async function bundleStarts(): Promise<void> {
+  const built = await build({
+    ...FOR_NODE,
+    entryPoints: [path.join(DIST, 'src/cli/cli-start.js'), path.join(DIST, 'src/platform/boot/teammate-start.js')],
+    bundle: true,
+    format: 'esm',
+    outdir: OUT,
+    entryNames: '[name]',
+    write: false,
+  });
+  for (const file of built.outputFiles) await writeCommonJs(file, file.path.replace(/\.js$/, '.cjs'));
+}
+
+/**
+ * The CLI and the teammate: each split as ES modules (what a command or the teammate loads late,
+ * the SDK or PostgreSQL's client, in chunks of their own), then each file turned into CommonJS,
+ * so the start files can run them with V8's code cache (src/platform/boot/cached-modules.ts). Node 20 has
+ * no code cache for ES modules. A CLI command loads its own chunks and the builtins they import,
+ * not every command's.
+ */
+async function bundleSplit(entry: string, folder: string): Promise<void> {
+  const dir = path.join(OUT, folder);
+  const split = await build({
+    ...FOR_NODE,
+    entryPoints: [path.join(DIST, entry)],
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    outdir: dir,
+    entryNames: '[name]',
+    chunkNames: 'chunks/[name]-[hash]',
+    plugins: [standIns],
+    write: false,
+  });
+  for (const file of split.outputFiles) await writeCommonJs(file, file.path);
+  // The files are CommonJS under a package of type module: say so to anything that requires them.
+  fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
+}
+
+/**
+ * One ES module file of esbuild's as CommonJS: its imports of builtins as plain requires first
+ * (builtin-imports.ts), then esbuild's transform.
+ */
+async function writeCommonJs(file: OutputFile, destination: string): Promise<void> {
+  const toCjs = (code: string) =>
+    transform(code, {
+      ...FOR_NODE,
+      sourcefile: path.relative(ROOT, file.path),
+      format: 'cjs',
+      // import() of a chunk becomes its require, so the code cache's loader compiles it too.
+      supported: { 'dynamic-import': false },
+      define: { 'import.meta.url': 'teamdBundleUrl' },
+      // ES modules are strict; as CommonJS they stay so.
+      banner: `"use strict";${META_URL_BANNER}`,
+    });
+  const imports = requireBuiltins(file.text);
+  const cjs = await toCjs(imports.code);
+  // The rewrite must have found every import esbuild reads as one, and nothing else.
+  const expected = wrappedBuiltins((await toCjs(file.text)).code);
+  const left = wrappedBuiltins(cjs.code);
+  if (imports.rewritten !== expected || left !== 0)
+    throw new Error(`${path.relative(ROOT, destination)}: rewrote ${imports.rewritten} imports of builtins where esbuild reads ${expected}, ${left} left`);
+  fs.mkdirSync(path.dirname(destination), { recursive: true });
+  fs.writeFileSync(destination, cjs.code);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bundle: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});
