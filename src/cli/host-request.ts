@@ -12,14 +12,13 @@ const RECHECK_MS = 500;
  * Its refusal comes back as the same error its own command would give.
  */
 export async function askHost(store: TeamStore, host: string, request: HostRequest, timeoutMs = ANSWER_TIMEOUT_MS): Promise<unknown> {
-  const hosts = store.hosts;
-  if (!hosts || store.setting.kind !== 'postgres')
-    throw new TeamdError('USAGE', '--host needs a shared store (teamd start --store postgres://…): the file store has one host');
+  const { hosts, shared } = store;
+  if (!hosts || !shared) throw new TeamdError('USAGE', '--host needs a shared store (teamd start --store postgres://…): the file store has one host');
   const known = (await hosts.list()).find((view) => view.host === host);
   if (!known || known.lost || known.stopped)
     throw new TeamdError(
       'DAEMON_NOT_RUNNING',
-      `no daemon runs on the host ${host} for team ${store.setting.team}${known ? ` (it is ${known.lost ? 'lost' : 'stopped'})` : ''}: start it there (teamd start --host ${host})`,
+      `no daemon runs on the host ${host} for team ${shared.team}${known ? ` (it is ${known.lost ? 'lost' : 'stopped'})` : ''}: start it there (teamd start --host ${host})`,
     );
   let wake: (() => void) | null = null;
   const id = await hosts.ask(host, request);

@@ -11,8 +11,8 @@ export async function otherHostsMembers(
   local: readonly MemberView[],
   teamModel: string,
 ): Promise<{ members: MemberView[]; hosts: HostView[] }> {
-  if (store.setting.kind !== 'postgres') return { members: [], hosts: [] };
-  const own = store.setting.host;
+  if (!store.shared) return { members: [], hosts: [] };
+  const own = store.shared.host;
   const hosts = await (store.hosts?.list() ?? Promise.resolve([])).catch(() => []);
   const listed = await store.members.list().catch(() => []);
   const members = listed
@@ -23,8 +23,8 @@ export async function otherHostsMembers(
 
 /** The host whose daemon runs `name`, when it is another than this one (a shared store). */
 export async function otherHostOf(store: TeamStore, name: string): Promise<string | null> {
-  if (store.setting.kind !== 'postgres') return null;
-  const own = store.setting.host;
+  if (!store.shared) return null;
+  const own = store.shared.host;
   const found = (await store.members.list()).find((entry) => entry.member.name === name);
   return found?.host && found.host !== own ? found.host : null;
 }

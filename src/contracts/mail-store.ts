@@ -51,6 +51,12 @@ export interface InboxReaderOptions {
  * order sent; a message is never lost, duplicated or reordered per sender (docs/stores.md).
  */
 export interface MailStore {
+  /**
+   * Whether inbox(…, only) reads just those types without going through the others (PostgreSQL's
+   * rows); where it does not (one file per inbox), the daemon keeps a scan of the lead's inbox
+   * for the commands that look for requests (inbox/request-scan.ts).
+   */
+  readonly readsByType: boolean;
   /** Everyone who can receive: the lead, every member, and the person (`user`). */
   recipients(): Promise<string[]>;
   send(outgoing: Outgoing): Promise<Message>;

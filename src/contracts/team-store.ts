@@ -16,6 +16,40 @@ export const storeEventSchema = z.discriminatedUnion('kind', [
 ]);
 export type StoreEvent = z.infer<typeof storeEventSchema>;
 
+/** Why a bell's wait ended: something changed, the safety re-check came due, or the wait was given up. */
+export type WakeReason = 'change' | 'rescan' | 'aborted';
+
+/**
+ * A wake-up for a waiting reader (watch/doorbell.ts): wait() resolves once something changed
+ * since the previous wait() returned. A ring means "go and read to the end", never "one new item".
+ */
+export interface Bell {
+  wait(signal?: AbortSignal): Promise<WakeReason>;
+  /** Forgets a ring nobody has waited for yet: the caller is about to read everything anyway. */
+  drain(): void;
+  /** Rings by hand: this process wrote something the reader must see, or the daemon said so. */
+  ring(reason?: 'change' | 'rescan', trailing?: boolean): void;
+  close(): Promise<void>;
+  /** Runs when the bell closes. */
+  onClose(hook: () => Promise<void>): void;
+}
+
+/** What a bell rings for: one reader's inbox (a teammate's), or the whole team's board and inboxes (the daemon, teamd run). */
+export type BellScope =
+  | { readonly inbox: string }
+  /** `done`: also tasks as they finish (a watcher of a goal), not only as they change while live. */
+  | { readonly team: true; readonly done?: boolean };
+
+/**
+ * `run/board-looked`, where the store keeps one (board/look-marker.ts): the daemon marks each look
+ * at the whole board, and an idle teammate's safety re-check skips its own scan while the mark
+ * covers the board's last change.
+ */
+export interface BoardLooks {
+  mark(startedAt: number): boolean;
+  covers(): boolean;
+}
+
 /**
  * The team's shared state, whichever store holds it. The teammate, the supervisor and the CLI
  * are given one of these and do not know which store they use.
@@ -27,6 +61,16 @@ export interface TeamStore {
   readonly members: MemberDirectory;
   /** The team's daemons on several hosts: a shared store only (null for files: one host, whose pids are checked directly). */
   readonly hosts: HostRegistry | null;
+  /** This host and its team, in a store several hosts share; null for the file store (one host). */
+  readonly shared: { readonly team: string; readonly host: string } | null;
+  /**
+   * A bell for `scope`, however the store hears of changes (the file store: watches on its files;
+   * PostgreSQL: LISTEN/NOTIFY), with a safety re-check every `rescanMs` (0: none; absent: the
+   * bell's default, 5 s) for a change it did not hear of.
+   */
+  bell(scope: BellScope, options?: { readonly rescanMs?: number }): Promise<Bell>;
+  /** The daemon's mark of its looks at the board, where the store keeps one (the file store); null where a look costs no scan. */
+  readonly boardLooks: BoardLooks | null;
   /**
    * Calls `ring` for each change `wanted` accepts. The file store returns null: its readers
    * watch the files themselves (watch/doorbell.ts). PostgreSQL: LISTEN/NOTIFY.

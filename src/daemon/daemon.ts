@@ -22,8 +22,6 @@ import { ScheduleStore } from '../cron/schedule-store.js';
 import { scheduledDelivery } from '../cron/deliver.js';
 import type { LadderTimings } from '../supervisor/stop-ladder.js';
 import { Supervisor } from '../supervisor/supervisor.js';
-import { Doorbell } from '../watch/doorbell.js';
-import { LookMarker } from '../board/look-marker.js';
 import { inotifyWarning } from '../proc/inotify.js';
 import { SANDBOX_ENV } from '../sandbox/sandbox.js';
 import { checkSandbox } from './sandbox-check.js';
@@ -117,37 +115,29 @@ export class Daemon {
       });
       logger.info({ store: describeStore(store.setting) }, 'store open');
       const { board, mail: mailbox } = store;
-      const shared = store.setting.kind === 'postgres' ? store.setting : null;
+      const shared = store.shared;
       if (shared) {
         publisher = new MemberPublisher((members) => store!.members.publish(shared.host, members), logger);
         publisher.changed(roster.read().members);
       }
       const published = publisher;
-      const files = store.setting.kind === 'files';
-      const looked = files ? new LookMarker(paths.boardLooked, paths.tasksDir) : null;
+      const looks = store.boardLooks;
       const requestScan = new RequestScanKeeper(mailbox, paths, logger);
-      const listen = store.listen.bind(store);
+      const teamBell = store.bell.bind(store);
       supervisor = new Supervisor({
         paths,
         logger,
         board,
         mailbox,
         roster,
-        // Files: a plain watch on the inbox and task folders. PostgreSQL: every change of the team, by LISTEN/NOTIFY.
-        openDoorbell: async () => {
-          // Files: the default look every 5 s keeps run/board-looked fresh, so idle teammates' safety
-          // re-checks skip their own scans of the board (board/look-marker.ts).
-          const bell = await Doorbell.open({ dirs: files ? [paths.inboxDir, paths.tasksDir] : [], ...(files ? {} : { rescanMs: settings.recheckMs }), logger });
-          const listening = await listen(
-            () => true,
-            () => bell.ring('change', false),
-          );
-          if (listening) bell.onClose(() => listening.close());
-          return bell;
-        },
-        ...(looked ? { markLooked: (startedAt: number) => looked.mark(startedAt) } : {}),
-        // Files: the lead's inbox grows with the team's life; `teamd status` reads it only past this scan.
-        ...(files ? { afterLook: async () => requestScan.soon() } : {}),
+        // Every change of the team's board and inboxes. Where the store keeps a mark of the daemon's
+        // looks, the bell's default look every 5 s keeps it fresh, so idle teammates' safety
+        // re-checks skip their own scans of the board (board/look-marker.ts).
+        openDoorbell: async () => teamBell({ team: true }, looks ? {} : { rescanMs: settings.recheckMs }),
+        ...(looks ? { markLooked: (startedAt: number) => looks.mark(startedAt) } : {}),
+        // The lead's inbox grows with the team's life; `teamd status` reads it only past this scan,
+        // where the store cannot read requests by type itself.
+        ...(mailbox.readsByType ? {} : { afterLook: async () => requestScan.soon() }),
         ...(shared && published
           ? {
               directory: {

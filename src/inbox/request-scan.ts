@@ -128,8 +128,8 @@ export async function pendingPlanRequests(mail: MailStore, paths: StatePaths, sc
 }
 
 /** The daemon's scan for a store: the file store's (a store that filters by type itself keeps none). */
-export function scanFileOf(store: { readonly setting: { readonly kind: string } }, paths: StatePaths): string | null {
-  return store.setting.kind === 'files' ? paths.requestScan : null;
+export function scanFileOf(store: { readonly mail: Pick<MailStore, 'readsByType'> }, paths: StatePaths): string | null {
+  return store.mail.readsByType ? null : paths.requestScan;
 }
 
 /**

@@ -15,6 +15,8 @@ import type { MailStore } from '../contracts/mail-store.js';
 export function fileMailStore(deps: { readonly paths: StatePaths; readonly mailbox: Mailbox; readonly logger: Logger }): MailStore {
   const { paths, mailbox, logger } = deps;
   return {
+    // An inbox is one file: reading some types means going through the others.
+    readsByType: false,
     recipients: async () => mailbox.recipients(),
     send: async (outgoing) => mailbox.send(outgoing),
     broadcast: async (outgoing) => mailbox.broadcast(outgoing),

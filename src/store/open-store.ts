@@ -8,6 +8,8 @@ import { fileTaskBoard } from './file-task-board.js';
 import { readConfig } from '../roster/roster.js';
 import type { StoreSetting, TeamStore } from '../contracts/team-store.js';
 import type { OpenStoreDeps } from './open-store-deps.js';
+import { fileBell } from './store-bell.js';
+import { LookMarker } from '../board/look-marker.js';
 
 export async function openStore(setting: StoreSetting, deps: OpenStoreDeps): Promise<TeamStore> {
   if (setting.kind === 'postgres') {
@@ -24,6 +26,9 @@ export async function openStore(setting: StoreSetting, deps: OpenStoreDeps): Pro
     // The roster is config.json itself: nothing to publish.
     members: { publish: async () => undefined, list: async () => readConfig(paths.config).members.map((member) => ({ member, host: null })) },
     hosts: null,
+    shared: null,
+    bell: fileBell(paths, logger),
+    boardLooks: new LookMarker(paths.boardLooked, paths.tasksDir),
     listen: async () => null,
     close: async () => undefined,
   };

@@ -47,3 +47,20 @@ export function redactUrl(url: string): string {
 export function describeStore(setting: StoreSetting): string {
   return setting.kind === 'files' ? 'files' : `${redactUrl(setting.url)} (team ${setting.team}, host ${setting.host})`;
 }
+
+/** Whether two settings name one store (the same folder, or the same team in the same database). */
+export function sameStore(a: StoreSetting, b: StoreSetting): boolean {
+  if (a.kind === 'files' || b.kind === 'files') return a.kind === b.kind;
+  return a.url === b.url && a.team === b.team;
+}
+
+/** The store's URL where it is one several hosts share, or a usage error saying `why` it needs one. */
+export function sharedStoreUrl(setting: StoreSetting, why: string): string {
+  if (setting.kind === 'files') throw new TeamdError('USAGE', why);
+  return setting.url;
+}
+
+/** How `teamd start` is told to use a store: `--store files`, or its redacted URL and the team. */
+export function startFlagsFor(setting: StoreSetting): string {
+  return setting.kind === 'files' ? '--store files' : `--store ${redactUrl(setting.url)} --team ${setting.team}`;
+}

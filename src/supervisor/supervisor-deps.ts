@@ -3,7 +3,7 @@ import type { MailStore } from '../contracts/mail-store.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
 import type { RosterStore } from '../roster/roster-store.js';
-import type { Doorbell } from '../watch/doorbell.js';
+import type { Bell } from '../contracts/team-store.js';
 import type { RestartPolicy } from './restart-policy.js';
 import type { LadderTimings } from './stop-ladder.js';
 
@@ -22,7 +22,7 @@ export interface SupervisorDeps {
   readonly board: TaskBoard;
   readonly mailbox: MailStore;
   readonly roster: RosterStore;
-  readonly openDoorbell: () => Promise<Doorbell>;
+  readonly openDoorbell: () => Promise<Bell>;
   /** Records that a look at the whole board began at this time (board/look-marker.ts): teammates then skip their own re-check scans. */
   readonly markLooked?: (startedAt: number) => void;
   /** Runs after each look for work (the daemon brings its scan of plan requests up to date: inbox/request-scan.ts). */

@@ -1,6 +1,6 @@
 import { TeamdError } from '../errors.js';
 import { LEAD, LEAD_ROLE, type Member, type MemberStatus } from '../contracts/roster.js';
-import type { Doorbell } from '../watch/doorbell.js';
+import type { Bell } from '../contracts/team-store.js';
 import type { WorkerMessage } from '../contracts/ipc-protocol.js';
 import { cleanUpAfterTeam } from './clean-up.js';
 import { checkModelFor, writeBudget } from './member-settings.js';
@@ -31,7 +31,7 @@ export class Supervisor {
   private readonly policy: RestartPolicy;
   private readonly ladder: LadderTimings;
   private readonly now: () => number;
-  private bell: Doorbell | null = null;
+  private bell: Bell | null = null;
   private stopping = false;
   private readonly wakes = new WakeScheduler(
     () => {

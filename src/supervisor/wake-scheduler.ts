@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Doorbell } from '../watch/doorbell.js';
+import type { Bell } from '../contracts/team-store.js';
 
 /** Looks caused by the doorbell are at least this far apart: a burst of files is one look per gap, not one per file. */
 export const LOOK_GAP_MS = 20;
@@ -30,7 +30,7 @@ export class WakeScheduler {
   }
 
   /** Looks after every ring until the bell closes or the supervisor stops. */
-  async follow(bell: Doorbell): Promise<void> {
+  async follow(bell: Bell): Promise<void> {
     while (!this.stopping()) {
       if ((await bell.wait()) === 'aborted') return;
       const wait = this.lastLook + this.gapMs - Date.now();

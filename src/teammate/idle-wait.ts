@@ -1,4 +1,4 @@
-import type { Doorbell } from '../watch/doorbell.js';
+import type { Bell } from '../contracts/team-store.js';
 
 export type IdleWake = 'work' | 'recheck' | 'timeout';
 
@@ -7,7 +7,7 @@ export type IdleWake = 'work' | 'recheck' | 'timeout';
  * teammate has been idle for timeoutMs since `idleSince` ('timeout'; 0 = never), or the stop
  * signal aborts ('work': the caller sees the signal). Never polls.
  */
-export async function waitForWork(bell: Doorbell, stop: AbortSignal, idleSince: number, timeoutMs: number): Promise<IdleWake> {
+export async function waitForWork(bell: Bell, stop: AbortSignal, idleSince: number, timeoutMs: number): Promise<IdleWake> {
   if (timeoutMs === 0) return (await bell.wait(stop)) === 'rescan' ? 'recheck' : 'work';
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(), Math.max(0, idleSince + timeoutMs - Date.now()));

@@ -8,7 +8,7 @@ import { SettingsSource } from '../policy/settings-source.js';
 import { combineSettings, DEFAULT_SETTINGS, readSettingsFile, type Settings } from '../policy/settings.js';
 import { PolicyGate, type ToolGate } from '../policy/tool-gate.js';
 import { EventHooks } from '../policy/event-hooks.js';
-import type { Doorbell } from '../watch/doorbell.js';
+import type { Bell } from '../contracts/team-store.js';
 
 /** What the runtime tells the gate as it goes: the task in hand, and when a call waits for the lead. */
 export interface GateView {
@@ -50,7 +50,7 @@ export function policyGateMaker(deps: {
   readonly paths: StatePaths;
   readonly sessionId: string;
   readonly mailbox: MailStore;
-  readonly bell: Doorbell;
+  readonly bell: Bell;
   readonly verifyGrant: (message: Message) => boolean;
   readonly env: NodeJS.ProcessEnv;
   readonly logger: Logger;

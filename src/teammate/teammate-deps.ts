@@ -7,7 +7,7 @@ import type { BackgroundJobs } from '../jobs/background-jobs.js';
 import type { Logger } from '../logger.js';
 import type { ModelClient } from '../contracts/model.js';
 import type { LeadPowers, ShellLauncher, Tool, ToolContext, ToolResult, ToolSource } from '../contracts/tool.js';
-import type { Doorbell } from '../watch/doorbell.js';
+import type { Bell } from '../contracts/team-store.js';
 import type { DaemonLink } from './daemon-link.js';
 import type { BackoffPolicy } from './model-backoff.js';
 import type { MakeGate } from './policy-wiring.js';
@@ -34,7 +34,7 @@ export interface TeammateDeps {
   readonly todos?: (items: readonly TodoItem[]) => void;
   /** The team's schedule, for schedule_cron, list_crons and cancel_cron. */
   readonly schedule?: ToolContext['schedule'];
-  readonly bell: Doorbell;
+  readonly bell: Bell;
   readonly link: DaemonLink;
   readonly model: ModelClient;
   readonly sessions: SessionStore;

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { repairConversation } from '../agent/conversation.js';
-import { LookMarker } from '../board/look-marker.js';
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
 import { openStore } from '../store/open-store.js';
@@ -15,7 +14,6 @@ import { LastGoodRoster } from '../roster/last-good-roster.js';
 import { ALL_TOOLS, LEAD_TOOLS } from '../tools/registry.js';
 import { leadPowers } from './lead-powers.js';
 import { scanFileOf } from '../inbox/request-scan.js';
-import { Doorbell } from '../watch/doorbell.js';
 import { describeSandbox, detectSandbox, sandboxFromEnv, secretPlaces, wrapServer } from '../sandbox/sandbox.js';
 import { createShellLauncher } from '../sandbox/shell-launcher.js';
 import { SPAWNED_BY_ENV, spawnMarker } from '../supervisor/leftovers.js';
@@ -114,15 +112,10 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
     poolSize: 2,
     patience: { maxWaitMs: STORE_PATIENCE_MS, signal: storeWait.signal },
   });
-  const looked = store.setting.kind === 'files' ? new LookMarker(paths.boardLooked, paths.tasksDir) : null;
+  const looked = store.boardLooks;
   // Its own inbox only, and the daemon's bell for ready work (link below): a change elsewhere
   // wakes nobody here. The safety re-check covers a lost event and a daemon that does not ring.
-  // A file store's inbox is watched as a file; a PostgreSQL store's tells of new rows (LISTEN).
-  const bell = await Doorbell.open({ files: store.setting.kind === 'files' ? [paths.inboxFile(args.name)] : [], rescanMs: config.settings.recheckMs, logger });
-  const listening = await store.listen(
-    (event) => event.kind === 'message' && event.to === args.name,
-    () => bell.ring('change', false),
-  );
+  const bell = await store.bell({ inbox: args.name }, { rescanMs: config.settings.recheckMs });
   const workspace = path.dirname(paths.root);
   const sandbox = sandboxFromEnv(proc.env) ?? detectSandbox();
   if (sandbox.kind === 'none' && config.settings.sandbox === 'required') {
@@ -283,7 +276,6 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
     jobs.stopAll('its teammate stopped while it ran');
     // Its MCP servers end with it: stdin closed, then SIGTERM, then SIGKILL to each one's process group.
     await mcp?.stopAll();
-    await listening?.close();
     await bell.close();
     await store.close();
   }

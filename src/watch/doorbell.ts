@@ -5,7 +5,9 @@ import type { Logger } from '../logger.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { touchRegular } from '../fs/open-regular.js';
 
-export type WakeReason = 'change' | 'rescan' | 'aborted';
+import type { Bell, WakeReason } from '../contracts/team-store.js';
+
+export type { WakeReason };
 
 export interface DoorbellOptions {
   /**
@@ -39,7 +41,7 @@ const DEFAULT_TRAILING_MS = 100;
  * A wake-up for a waiting reader: wait() resolves once something changed since the previous
  * wait() returned. Treat a ring as "go and read to the end", never as "one new item".
  */
-export class Doorbell {
+export class Doorbell implements Bell {
   private pending: 'change' | 'rescan' | null = null;
   private waiters: ((reason: WakeReason) => void)[] = [];
   private trailingTimer: NodeJS.Timeout | undefined;

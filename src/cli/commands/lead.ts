@@ -7,7 +7,6 @@ import { pendingPlanRequests, scanFileOf } from '../../inbox/request-scan.js';
 import { readConfig } from '../../roster/roster.js';
 import { LEAD, USER } from '../../contracts/roster.js';
 import { firstLine } from '../../text.js';
-import { openTeamBell } from '../../store/team-bell.js';
 import { openContext, type CommandContext } from '../context.js';
 import { formatMessage } from '../format-message.js';
 import { formatColumns, formatTaskTable, type Io } from '../output.js';
@@ -29,8 +28,8 @@ export function leadCommand(io: Io): Command {
     const input = io.stdin;
     if (!input) throw new TeamdError('USAGE', 'teamd lead reads standard input');
     io.out(`${HELP}\n`);
-    const { paths, board, mailbox } = context;
-    const bell = await openTeamBell(context.store, { dirs: [paths.inboxDir, paths.tasksDir, paths.doneDir], rescanMs: 1000, logger: context.logger });
+    const { board, mailbox } = context;
+    const bell = await context.store.bell({ team: true, done: true }, { rescanMs: 1000 });
     const stopper = new AbortController();
     let userAt = await mailbox.end(USER);
     // The board as it is now: what changes from here on is shown.

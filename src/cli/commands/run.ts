@@ -7,7 +7,6 @@ import { activeRun, isFinalReportOf, writeRunRecord, type RunRecord } from '../.
 import { parseTeamdPlan } from '../../lead/teamd-plan.js';
 import { LEAD, teammateNameSchema, USER, roleSchema } from '../../contracts/roster.js';
 import { firstLine } from '../../text.js';
-import { openTeamBell } from '../../store/team-bell.js';
 import { TaskChanges } from '../task-changes.js';
 import { goalTasks, settled } from '../../lead/goal-tasks.js';
 import { openContext, type CommandContext } from '../context.js';
@@ -88,8 +87,8 @@ export async function handOver(io: Io, { paths, mailbox }: CommandContext, goal:
 }
 
 /** Prints the goal's tasks as they change and the messages to and from the lead, until the lead's final report (and, with --until-done, the tasks settle). */
-export async function follow(io: Io, { paths, board, mailbox, store, logger }: CommandContext, record: RunRecord, untilDone: boolean): Promise<void> {
-  const bell = await openTeamBell(store, { dirs: [paths.tasksDir, paths.doneDir, paths.inboxDir], rescanMs: 1000, logger });
+export async function follow(io: Io, { paths, board, mailbox, store }: CommandContext, record: RunRecord, untilDone: boolean): Promise<void> {
+  const bell = await store.bell({ team: true, done: true }, { rescanMs: 1000 });
   const changes = new TaskChanges();
   let userAt = record.userOffset;
   let leadAt = record.leadOffset;

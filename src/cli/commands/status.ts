@@ -36,7 +36,7 @@ export function statusCommand(io: Io): Command {
       if (rosterError) needsYou.push(rosterError.message);
       const members = (config?.members ?? []).map((m) => memberView(m, config?.settings.model ?? 'offline', daemon !== null));
       const storeName = describeStore(store.setting);
-      const ownHost = store.setting.kind === 'postgres' ? store.setting.host : null;
+      const ownHost = store.shared?.host ?? null;
       // A shared store: the other hosts' daemons and members (their pids are theirs: never checked here).
       const elsewhere = await otherHostsMembers(store, members, config?.settings.model ?? 'offline');
       const hosts = elsewhere.hosts;

@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import { isTeamdError, TeamdError } from '../../errors.js';
 import { createLogger } from '../../logger.js';
-import { describeStore, parseStore, redactUrl, storeSetting } from '../../store/store-setting.js';
+import { describeStore, parseStore, sameStore, sharedStoreUrl, startFlagsFor, storeSetting } from '../../store/store-setting.js';
+import { openDump } from '../../store/open-dump.js';
 import { type StoreSetting } from '../../contracts/team-store.js';
 import { copyTeam } from '../../store/store-copy.js';
 import { readConfig } from '../../roster/roster.js';
@@ -27,9 +28,9 @@ export function storeCommand(io: Io): Command {
     .option('--store <url>', "postgres://user:password@host:5432/database (default: the team's store setting)")
     .action(async (options: StoreOptions) => {
       const setting = chosenStore(io, options);
-      if (setting.kind !== 'postgres') throw new TeamdError('USAGE', 'the file store needs no init: give --store postgres://… (or set the store setting)');
+      const url = sharedStoreUrl(setting, 'the file store needs no init: give --store postgres://… (or set the store setting)');
       const { migrateStore } = await import('../../store/pg/store-admin.js');
-      const outcome = await migrateStore(setting.url, createLogger());
+      const outcome = await migrateStore(url, createLogger());
       if (options.json) printJson(io, { store: describeStore(setting), ...outcome });
       else
         io.out(
@@ -63,23 +64,19 @@ export function storeCommand(io: Io): Command {
         storeSetting(paths, { store: raw, team: options.team ?? settings.team, host: options.host ?? settings.host }, {});
       const from = chosen(options.from);
       const to = chosen(options.to);
-      if (from.kind === to.kind && (from.kind === 'files' || (to.kind === 'postgres' && from.url === to.url && from.team === to.team)))
-        throw new TeamdError('USAGE', '--from and --to name the same store: copy from one store to another (files and postgres://…)');
+      if (sameStore(from, to)) throw new TeamdError('USAGE', '--from and --to name the same store: copy from one store to another (files and postgres://…)');
       const logger = createLogger();
-      const { fileDump } = await import('../../store/file-dump.js');
-      const { pgDump } = await import('../../store/pg/pg-dump.js');
-      const open = (setting: StoreSetting) =>
-        setting.kind === 'files'
-          ? { store: fileDump(paths, logger), close: async () => undefined }
-          : ((store) => ({ store, close: () => store.close() }))(pgDump(setting.url, setting.team, setting.host, settings.hostLeaseMs, logger));
-      const source = open(from);
-      const target = open(to);
+      const source = await openDump(from, { paths, leaseMs: settings.hostLeaseMs, logger });
+      const target = await openDump(to, { paths, leaseMs: settings.hostLeaseMs, logger }).catch(async (error: unknown) => {
+        await source.close();
+        throw error;
+      });
       try {
         const counts = await copyTeam(source.store, target.store);
         if (options.json) printJson(io, { from: source.store.describe, to: target.store.describe, ...counts });
         else
           io.out(
-            `copied ${counts.tasks} tasks, ${counts.messages} messages in ${counts.inboxes} inboxes, ${counts.cursors} cursors and ${counts.members} members from ${source.store.describe} to ${target.store.describe} (counts verified)\nuse it: teamd start --store ${to.kind === 'files' ? 'files' : redactUrl(to.url)}${to.kind === 'postgres' ? ` --team ${to.team}` : ''}\n`,
+            `copied ${counts.tasks} tasks, ${counts.messages} messages in ${counts.inboxes} inboxes, ${counts.cursors} cursors and ${counts.members} members from ${source.store.describe} to ${target.store.describe} (counts verified)\nuse it: teamd start ${startFlagsFor(to)}\n`,
           );
       } finally {
         await source.close();

@@ -40,7 +40,7 @@ export function spawnCommand(io: Io): Command {
         if (options.host === undefined) member = (await requestDaemon(stateFolderFor(io, options.dir, 'read'), spec)) as Member;
         else {
           const { store } = await openContext(io, options.dir, 'read');
-          const own = store.setting.kind === 'postgres' && store.setting.host === options.host;
+          const own = store.shared?.host === options.host;
           member = (own ? await requestDaemon(stateFolderFor(io, options.dir, 'read'), spec) : await askHost(store, options.host, spec)) as Member;
         }
         if (options.json) printJson(io, member);

@@ -41,6 +41,8 @@ interface MessageRow {
  * answer never delivers twice. Each reader's cursor is a row; LISTEN/NOTIFY tells of new messages.
  */
 export class PgMailStore implements MailStore {
+  /** A message's type is a column: inbox(…, only) selects by it. */
+  readonly readsByType = true;
   private readonly pool: Pool;
   private readonly team: string;
   private readonly key: ProtocolKey;

@@ -10,6 +10,7 @@ import type { TeamStore, StoreSetting } from '../../contracts/team-store.js';
 import { PgBoard } from './pg-board.js';
 import { CONNECT_TIMEOUT_MS, createPool } from './pg-pool.js';
 import { PgListener } from './pg-listener.js';
+import { notifiedBell } from '../store-bell.js';
 import { PgMailStore } from './pg-mail-store.js';
 import { PgMembers } from './pg-members.js';
 import { PgHosts } from './pg-hosts.js';
@@ -56,6 +57,10 @@ export async function openPgStore(setting: PgSetting, deps: OpenStoreDeps): Prom
     hosts: new PgHosts(pool, setting.team, board, logger),
     mail: new PgMailStore({ pool, team: setting.team, key, logger, listen, ...(patience ? { patience } : {}) }),
     members: new PgMembers(pool, setting.team),
+    shared: { team: setting.team, host: setting.host },
+    bell: notifiedBell(listen, logger),
+    // A look at the board is one query: teammates look for themselves.
+    boardLooks: null,
     listen,
     close: async () => {
       if (!pool.ended) await pool.end();
