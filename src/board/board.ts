@@ -5,8 +5,8 @@ import type { Logger } from '../logger.js';
 import { parseName } from '../contracts/names.js';
 import type { StatePaths } from '../paths.js';
 import { assessReadiness, findCycle, type StatusLookup } from './readiness.js';
-import { MAX_RESULT_CHARS, newTask, worktreeSchema, type Task, type TaskWorktree, isTerminal } from '../contracts/task.js';
-import { worktreeFor } from './worktree-spec.js';
+import { MAX_RESULT_CHARS, newTask, type Task, type TaskWorktree, isTerminal } from '../contracts/task.js';
+import { withNewWorktree, withWorktreeChange, worktreeFor } from './worktree-spec.js';
 import { claimNext, claimOrder, passedOver } from './claim-next.js';
 import { ReadyScanner } from './ready-scanner.js';
 import { RevisionTokens } from './revision-tokens.js';
@@ -213,19 +213,12 @@ export class Board {
 
   /** Gives a pending task without one a worktree (create_worktree). */
   async giveWorktree(id: number, spec: { readonly name?: string | undefined; readonly base: string }): Promise<Task> {
-    return this.writer.mutate(id, (task) => {
-      if (task.status !== 'pending') throw new TeamdError('INVALID_TRANSITION', `task ${id} is ${task.status}: only a pending task can get a worktree`);
-      if (task.worktree) throw new TeamdError('INVALID_TRANSITION', `task ${id} already has the worktree ${task.worktree.name}`);
-      return { ...task, worktree: worktreeFor(id, task.subject, spec), updatedAt: this.timestamp() };
-    });
+    return this.writer.mutate(id, (task) => withNewWorktree(task, spec, this.timestamp()));
   }
 
   /** Changes a task's worktree record (its state, commit, conflicts), under the task's lock. */
   async setWorktree(id: number, change: (worktree: TaskWorktree) => TaskWorktree): Promise<Task> {
-    return this.writer.mutate(id, (task) => {
-      if (!task.worktree) throw new TeamdError('INVALID_INPUT', `task ${id} has no worktree`);
-      return { ...task, worktree: worktreeSchema.parse(change(task.worktree)), updatedAt: this.timestamp() };
-    });
+    return this.writer.mutate(id, (task) => withWorktreeChange(task, change, this.timestamp()));
   }
 
   /** Replaces a pending task's blockers; unknown ids, self-edges and cycles are refused. */

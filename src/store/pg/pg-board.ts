@@ -3,11 +3,11 @@ import { TeamdError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { parseName } from '../../contracts/names.js';
 import { assessReadiness, findCycle } from '../../board/readiness.js';
-import { MAX_RESULT_CHARS, newTask, worktreeSchema, type Task, type TaskWorktree } from '../../contracts/task.js';
+import { MAX_RESULT_CHARS, newTask, type Task, type TaskWorktree } from '../../contracts/task.js';
 import * as transitions from '../../board/transitions.js';
 import type { Actor, CorruptTask } from '../../contracts/board-types.js';
 import { checkNewTask, dedupe, validateText } from '../../board/validation.js';
-import { worktreeFor } from '../../board/worktree-spec.js';
+import { withNewWorktree, withWorktreeChange, worktreeFor } from '../../board/worktree-spec.js';
 import { countListing } from '../../board/board-counts.js';
 import type { BoardCounts, BoardListing, NewTask, TaskBoard, TaskFilter, TaskView } from '../../contracts/task-board.js';
 import { inTransaction, patiently, storeError, type Patience } from './transaction.js';
@@ -192,18 +192,11 @@ export class PgBoard implements TaskBoard {
   }
 
   async giveWorktree(id: number, spec: { readonly name?: string | undefined; readonly base: string }): Promise<Task> {
-    return this.mutate(id, async (_client, task) => {
-      if (task.status !== 'pending') throw new TeamdError('INVALID_TRANSITION', `task ${id} is ${task.status}: only a pending task can get a worktree`);
-      if (task.worktree) throw new TeamdError('INVALID_TRANSITION', `task ${id} already has the worktree ${task.worktree.name}`);
-      return { ...task, worktree: worktreeFor(id, task.subject, spec), updatedAt: this.timestamp() };
-    });
+    return this.mutate(id, async (_client, task) => withNewWorktree(task, spec, this.timestamp()));
   }
 
   async setWorktree(id: number, change: (worktree: TaskWorktree) => TaskWorktree): Promise<Task> {
-    return this.mutate(id, async (_client, task) => {
-      if (!task.worktree) throw new TeamdError('INVALID_INPUT', `task ${id} has no worktree`);
-      return { ...task, worktree: worktreeSchema.parse(change(task.worktree)), updatedAt: this.timestamp() };
-    });
+    return this.mutate(id, async (_client, task) => withWorktreeChange(task, change, this.timestamp()));
   }
 
   async setBlockers(id: number, rawBlockedBy: readonly number[]): Promise<Task> {
