@@ -2,7 +2,7 @@
 // nothing is left, then prints {claims: [[id, ms], ...], tornReads, cpuMs} as one JSON line.
 // Usage: board-racer.js <stateDir> <owner> <locked|unlocked>
 import fs from 'node:fs';
-import { Board } from '../src/board/board.js';
+import { Board } from '../src/store/files/board.js';
 import { FileLocker } from '../src/fs/file-lock.js';
 import { createLogger } from '../src/logger.js';
 import { statePaths, TASK_FILE_PATTERN, type StatePaths } from '../src/paths.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { newTask } from '../src/contracts/task.js';
-import { TaskStore } from '../src/board/task-store.js';
+import { TaskStore } from '../src/store/files/task-store.js';
 import { statePaths } from '../src/paths.js';
 import { startBenchChild } from './child.js';
 import { formatMs, percentile, table } from './stats.js';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { ScheduleStore } from '../src/cron/schedule-store.js';
 import { readLiveDaemon } from '../src/proc/pid-file.js';
 import { FileLocker } from '../src/fs/file-lock.js';
-import { readInboxFrom } from '../src/inbox/inbox-file.js';
+import { readInboxFrom } from '../src/store/files/inbox-file.js';
 import { createLogger } from '../src/logger.js';
 import { statePaths, type StatePaths } from '../src/paths.js';
 import { cpuSeconds } from './proc.js';

@@ -3,7 +3,7 @@
 // latency from each message's sentAt to the moment the consumer had read it.
 // Usage: mailbox-consumer.js <stateDir> <name> <total> <watch|poll:ms>
 import { setTimeout as delay } from 'node:timers/promises';
-import { InboxConsumer } from '../src/inbox/consumer.js';
+import { InboxConsumer } from '../src/store/files/consumer.js';
 import { createLogger } from '../src/logger.js';
 import { statePaths } from '../src/paths.js';
 import { Doorbell } from '../src/watch/doorbell.js';

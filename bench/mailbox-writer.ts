@@ -4,7 +4,7 @@
 // Each message carries sentAt (epoch ms) so the consumer can measure wake latency.
 // Usage: mailbox-writer.js <stateDir> <from> <to> <mode> ...
 import { setTimeout as delay } from 'node:timers/promises';
-import { Mailbox } from '../src/inbox/mailbox.js';
+import { Mailbox } from '../src/store/files/mailbox.js';
 import { createLogger } from '../src/logger.js';
 import { statePaths } from '../src/paths.js';
 import { awaitGo, epochMs } from './child.js';

@@ -5,7 +5,7 @@
 // Usage: store-child.js <files|postgres-url> <stateDir> <team> <claim <owner> | read>
 import { createLogger } from '../src/logger.js';
 import { statePaths } from '../src/paths.js';
-import { openStore } from '../src/store/open-store.js';
+import { openStore } from '../src/store/open/open-store.js';
 import { parseStore } from '../src/store/store-setting.js';
 import { Doorbell } from '../src/watch/doorbell.js';
 import { awaitGo, epochMs } from './child.js';

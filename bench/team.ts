@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { Board } from '../src/board/board.js';
+import { Board } from '../src/store/files/board.js';
 import type { Task } from '../src/contracts/task.js';
 import { requestDaemon } from '../src/daemon/control-client.js';
 import { FileLocker } from '../src/fs/file-lock.js';

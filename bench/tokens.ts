@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { Board } from '../src/board/board.js';
+import { Board } from '../src/store/files/board.js';
 import { FileLocker } from '../src/fs/file-lock.js';
 import { createLogger } from '../src/logger.js';
 import { OfflineModelServer } from '../src/model/offline/server.js';

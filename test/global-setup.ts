@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startLocalServer, findServerBinaries, type LocalServer } from '../src/store/pg/local-server.js';
+import { startLocalServer, findServerBinaries, type LocalServer } from '../src/store/postgres/local-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { StatePaths } from '../../src/paths.js';
-import { readInboxFrom } from '../../src/inbox/inbox-file.js';
+import { readInboxFrom } from '../../src/store/files/inbox-file.js';
 import { readConfig } from '../../src/roster/roster.js';
 import { parseSession } from '../../src/teammate/session-store.js';
 import { stateFolders } from '../../src/paths.js';

@@ -11,12 +11,10 @@ export const FLOORS: readonly { readonly name: string; readonly paths: readonly 
   { name: 'contracts', paths: ['src/contracts/'] },
   { name: 'platform', paths: ['src/platform/'] },
   { name: 'base', paths: ['src/logger.ts', 'src/silent-logger.ts', 'src/paths.ts', 'src/text.ts', 'src/fs/', 'src/proc/', 'src/watch/'] },
-  {
-    name: 'records',
-    paths: ['src/roster/', 'src/board/', 'src/inbox/', 'src/worktree/', 'src/logs/', 'src/memory/', 'src/skills/', 'src/jobs/', 'src/cron/', 'src/lead/'],
-  },
+  { name: 'domain', paths: ['src/domain/'] },
+  { name: 'records', paths: ['src/roster/', 'src/worktree/', 'src/logs/', 'src/memory/', 'src/skills/', 'src/jobs/', 'src/cron/'] },
   { name: 'stores', paths: ['src/store/'] },
-  { name: 'parts', paths: ['src/model/', 'src/agent/', 'src/sandbox/', 'src/policy/', 'src/tools/', 'src/mcp/'] },
+  { name: 'parts', paths: ['src/model/', 'src/agent/', 'src/sandbox/', 'src/policy/', 'src/tools/', 'src/mcp/', 'src/inbox/', 'src/lead/'] },
   { name: 'processes', paths: ['src/teammate/', 'src/supervisor/', 'src/daemon/'] },
   { name: 'commands', paths: ['src/cli/', 'src/demo/'] },
 ];

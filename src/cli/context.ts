@@ -4,7 +4,7 @@ import { silentLogger, type Logger } from '../silent-logger.js';
 import { resolveStateDir, statePaths, type StatePaths } from '../paths.js';
 import { readConfig } from '../roster/roster.js';
 import type { MailStore } from '../contracts/mail-store.js';
-import { openStore } from '../store/open-store.js';
+import { openStore } from '../store/open/open-store.js';
 import { type TeamStore, type StoreSetting } from '../contracts/team-store.js';
 import { storeSetting } from '../store/store-setting.js';
 import type { TaskBoard } from '../contracts/task-board.js';

@@ -65,3 +65,11 @@ export function serializeMessage(message: Message): string {
 }
 
 export const RECORD_START = '{"id":"';
+
+/** Messages that grant something: honoured only with the person's or the daemon's signature. */
+export const GRANT_TYPES: readonly MessageType[] = ['plan_approval_response', 'shutdown_request', 'permission_response'];
+
+/** What signs a grant from the lead (the team's protocol key): the signature travels in the message as `sig`. */
+export interface GrantSigner {
+  sign(message: Pick<Message, 'id' | 'type' | 'from' | 'to' | 'content' | 'requestId' | 'approve'>): string;
+}

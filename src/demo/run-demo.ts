@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Board } from '../board/board.js';
+import { Board } from '../store/files/board.js';
 import type { Task } from '../contracts/task.js';
 import { requestDaemon } from '../daemon/control-client.js';
 import type { PidInfo } from '../proc/pid-file.js';
 import { FileLocker } from '../fs/file-lock.js';
-import { readInboxFrom } from '../inbox/inbox-file.js';
-import { Mailbox } from '../inbox/mailbox.js';
+import { readInboxFrom } from '../store/files/inbox-file.js';
+import { Mailbox } from '../store/files/mailbox.js';
 import type { Logger } from '../logger.js';
 import { statePaths, type StatePaths } from '../paths.js';
 import { readConfig } from '../roster/roster.js';

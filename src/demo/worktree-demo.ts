@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Board } from '../board/board.js';
+import { Board } from '../store/files/board.js';
 import { requestDaemon } from '../daemon/control-client.js';
 import { FileLocker } from '../fs/file-lock.js';
 import { statePaths } from '../paths.js';

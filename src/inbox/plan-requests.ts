@@ -4,7 +4,7 @@ import type { StatePaths } from '../paths.js';
 import { LEAD } from '../contracts/roster.js';
 import type { MailStore } from '../contracts/mail-store.js';
 import type { Message, MessageType } from '../contracts/message.js';
-import { ProtocolKey } from './protocol-key.js';
+import { ProtocolKey } from '../store/protocol-key.js';
 
 /** A teammate's plan_approval_request or permission_request, and the lead's answer to it if one was sent. */
 export interface PlanRequest {

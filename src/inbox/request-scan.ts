@@ -8,7 +8,7 @@ import type { StatePaths } from '../paths.js';
 import { LEAD } from '../contracts/roster.js';
 import type { MailStore } from '../contracts/mail-store.js';
 import * as z from '../contracts/zod-mini.js';
-import { lineStartsAt } from './inbox-file.js';
+import { lineStartsAt } from '../store/files/inbox-file.js';
 import { messageSchema } from '../contracts/message.js';
 import {
   answerKey,
@@ -20,7 +20,7 @@ import {
   readPlanRequests,
   type PlanRequest,
 } from './plan-requests.js';
-import type { ProtocolKey } from './protocol-key.js';
+import type { ProtocolKey } from '../store/protocol-key.js';
 
 const position = z.number().check(z.int(), z.nonnegative());
 

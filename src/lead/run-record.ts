@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { readTextIfExists } from '../fs/read-text.js';
-import { readInboxFrom } from '../inbox/inbox-file.js';
+import { readInboxFrom } from '../store/files/inbox-file.js';
 import type { Message } from '../contracts/message.js';
 import type { StatePaths } from '../paths.js';
 import { USER } from '../contracts/roster.js';

@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { Logger } from '../logger.js';
 import type { ChatMessage, ContentBlock, ModelClient, ModelRequest, ModelResponse } from '../contracts/model.js';
 import { classifySdkError, ModelError, retryAfterMs } from './model-errors.js';
-import { TEAMMATE_HEADER } from './offline/env.js';
+import { TEAMMATE_HEADER } from '../contracts/offline-model.js';
 import { sdkLogger } from './sdk-logger.js';
 import type { SdkClient } from './sdk-client.js';
 import { StallWatchdog } from './stall-watchdog.js';

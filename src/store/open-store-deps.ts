@@ -1,6 +1,5 @@
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
-import type { Patience } from './pg/transaction.js';
 
 /** What opening a store needs besides its setting (open-store.ts, and each store's own opener). */
 export interface OpenStoreDeps {
@@ -20,4 +19,16 @@ export interface OpenStoreDeps {
   readonly shareKey?: boolean;
   /** Brings a PostgreSQL store's schema up to date first (the daemon and teamd store init do). */
   readonly migrate?: boolean;
+}
+
+/**
+ * How long a long-running process (a teammate, the daemon) waits for a store that cannot be
+ * reached before the error reaches its caller: it retries, backing off from 0.5 s to 30 s, until
+ * the store answers, the time is up, or the signal says the process is stopping. A command gets
+ * none: it says at once that the store is unreachable.
+ */
+export interface Patience {
+  readonly maxWaitMs: number;
+  readonly signal?: AbortSignal;
+  readonly logger?: Logger;
 }

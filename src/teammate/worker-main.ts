@@ -2,9 +2,9 @@ import path from 'node:path';
 import { repairConversation } from '../agent/conversation.js';
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
-import { openStore } from '../store/open-store.js';
+import { openStore } from '../store/open/open-store.js';
 import { storeSetting } from '../store/store-setting.js';
-import { ProtocolKey } from '../inbox/protocol-key.js';
+import { ProtocolKey } from '../store/protocol-key.js';
 import { createLogger, type Logger } from '../logger.js';
 import { createAnthropicClient } from '../model/model-client.js';
 import { statePaths } from '../paths.js';
@@ -33,8 +33,8 @@ import { policyGateMaker } from './policy-wiring.js';
 import { openMcpServers } from './mcp-wiring.js';
 import { commandEnv } from '../sandbox/command-env.js';
 
-export { OFFLINE_URL_ENV } from '../model/offline/env.js';
-import { OFFLINE_KEY_ENV, OFFLINE_URL_ENV } from '../model/offline/env.js';
+export { OFFLINE_URL_ENV } from '../contracts/offline-model.js';
+import { OFFLINE_KEY_ENV, OFFLINE_URL_ENV } from '../contracts/offline-model.js';
 
 export interface WorkerProcess {
   readonly argv: readonly string[];

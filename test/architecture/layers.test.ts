@@ -35,7 +35,7 @@ describe('the floors of src/ (docs/architecture.md)', () => {
     const found = checkLayers(readImportGraph(root, 'src'));
     expect(found).toContainEqual({
       kind: 'upward',
-      text: 'src/contracts/task.ts:1 (contracts) imports types from src/store/open-store.ts (stores), a higher floor',
+      text: 'src/contracts/task.ts:1 (contracts) imports types from src/store/open/open-store.ts (stores), a higher floor',
     });
     // The store imports the task contract, so the same line also closes a cycle.
     expect(found.map((violation) => violation.kind).sort()).toEqual(['cycle', 'upward']);
@@ -43,11 +43,11 @@ describe('the floors of src/ (docs/architecture.md)', () => {
 
   it('fail on a cycle between files of one floor, and on a dynamic import that closes one', () => {
     const root = copyOfSrc();
-    prepend(root, 'src/board/readiness.ts', "import { countListing } from './board-counts.js';");
-    prepend(root, 'src/board/board-counts.ts', "export const later = () => import('./readiness.js');");
+    prepend(root, 'src/domain/readiness.ts', "import { countListing } from './board-counts.js';");
+    prepend(root, 'src/store/files/board-counts.ts', "export const later = () => import('./readiness.js');");
     const found = checkLayers(readImportGraph(root, 'src'));
     expect(found.map((violation) => violation.kind)).toEqual(['cycle']);
-    expect(found[0]!.text).toContain('src/board/board-counts.ts, src/board/readiness.ts');
+    expect(found[0]!.text).toContain('src/store/files/board-counts.ts, src/domain/readiness.ts');
   });
 
   it('fail on a folder no floor names', () => {

@@ -71,7 +71,7 @@ describe('teamd send / broadcast / inbox (real CLI)', () => {
   it("inbox --unread shows what lies past the owner's cursor and never moves it", async () => {
     const dir = team();
     await runTeamd(['send', 'alice', 'old', '--dir', dir]);
-    const { InboxConsumer } = await import('../../src/inbox/consumer.js');
+    const { InboxConsumer } = await import('../../src/store/files/consumer.js');
     const { createLogger } = await import('../../src/logger.js');
     const { statePaths } = await import('../../src/paths.js');
     const consumer = new InboxConsumer({ paths: statePaths(dir), name: 'alice', logger: createLogger() });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { runTeamd, TEAMD_BIN } from '../helpers/processes.js';
 import { writeRoster } from '../helpers/team.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { Mailbox } from '../../src/inbox/mailbox.js';
+import { Mailbox } from '../../src/store/files/mailbox.js';
 import { createLogger } from '../../src/logger.js';
 import { statePaths } from '../../src/paths.js';
 

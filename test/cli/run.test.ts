@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readInboxFrom } from '../../src/inbox/inbox-file.js';
+import { readInboxFrom } from '../../src/store/files/inbox-file.js';
 import { statePaths } from '../../src/paths.js';
 import { openBoard } from '../helpers/board.js';
 import { member, startDaemon } from '../helpers/daemon.js';

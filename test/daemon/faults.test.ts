@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAlive } from '../../src/proc/pid-file.js';
-import { readInboxFrom } from '../../src/inbox/inbox-file.js';
+import { readInboxFrom } from '../../src/store/files/inbox-file.js';
 import { statePaths } from '../../src/paths.js';
 import { DISK_FULL_EXIT_CODE } from '../../src/supervisor/restart-policy.js';
 import { openBoard } from '../helpers/board.js';

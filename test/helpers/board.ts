@@ -1,7 +1,7 @@
-import { Board } from '../../src/board/board.js';
-import { Mailbox } from '../../src/inbox/mailbox.js';
-import { fileMailStore } from '../../src/store/file-mail-store.js';
-import { fileTaskBoard } from '../../src/store/file-task-board.js';
+import { Board } from '../../src/store/files/board.js';
+import { Mailbox } from '../../src/store/files/mailbox.js';
+import { fileMailStore } from '../../src/store/files/file-mail-store.js';
+import { fileTaskBoard } from '../../src/store/files/file-task-board.js';
 import type { MailStore } from '../../src/contracts/mail-store.js';
 import type { TaskBoard } from '../../src/contracts/task-board.js';
 import { FileLocker, type LockTimings } from '../../src/fs/file-lock.js';

@@ -47,7 +47,7 @@ describe('EntropyPool', () => {
         import os from 'node:os';
         import path from 'node:path';
         import { writeFileAtomicSync } from './dist/src/fs/atomic-write.js';
-        import { newMessageId } from './dist/src/inbox/message-builder.js';
+        import { newMessageId } from './dist/src/domain/message-builder.js';
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamd-entropy-'));
         writeFileAtomicSync(path.join(dir, 'a.json'), '{}');
         const id = newMessageId();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readInboxFrom } from '../../src/inbox/inbox-file.js';
+import { readInboxFrom } from '../../src/store/files/inbox-file.js';
 import { createLogger } from '../../src/logger.js';
 import { PermissionAsker } from '../../src/policy/permission-asker.js';
 import { runTeamd } from '../helpers/processes.js';

@@ -5,7 +5,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { statePaths } from '../../src/paths.js';
 import { readConfig } from '../../src/roster/roster.js';
-import { openStore } from '../../src/store/open-store.js';
+import { openStore } from '../../src/store/open/open-store.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { runTeamd } from '../helpers/processes.js';
 import { writeRoster } from '../helpers/team.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readLiveDaemon } from '../../src/proc/pid-file.js';
-import { readInboxFrom } from '../../src/inbox/inbox-file.js';
+import { readInboxFrom } from '../../src/store/files/inbox-file.js';
 import { statePaths } from '../../src/paths.js';
 import { LEAD } from '../../src/contracts/roster.js';
 import { apiStandIn } from '../helpers/api-stand-in.js';

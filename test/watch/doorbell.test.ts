@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InboxConsumer } from '../../src/inbox/consumer.js';
+import { InboxConsumer } from '../../src/store/files/consumer.js';
 import { createLogger } from '../../src/logger.js';
 import { Doorbell } from '../../src/watch/doorbell.js';
 import { collectOutput, startFixture } from '../helpers/processes.js';
@@ -44,7 +44,7 @@ describe('Doorbell', () => {
     const bell = await Doorbell.open({ dirs: [paths.tasksDir], rescanMs: HOUR, logger });
     try {
       const { FileLocker } = await import('../../src/fs/file-lock.js');
-      const { Board } = await import('../../src/board/board.js');
+      const { Board } = await import('../../src/store/files/board.js');
       const board = new Board({ paths, locker: new FileLocker({ logger }), logger });
       const woken = bell.wait();
       await board.add({ subject: 'wake up' });

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { isTeamdError, TeamdError } from '../../errors.js';
 import { createLogger } from '../../logger.js';
 import { describeStore, parseStore, sameStore, sharedStoreUrl, startFlagsFor, storeSetting } from '../../store/store-setting.js';
-import { openDump } from '../../store/open-dump.js';
+import { openDump } from '../../store/open/open-dump.js';
 import { type StoreSetting } from '../../contracts/team-store.js';
 import { copyTeam } from '../../store/store-copy.js';
 import { readConfig } from '../../roster/roster.js';
@@ -29,7 +29,7 @@ export function storeCommand(io: Io): Command {
     .action(async (options: StoreOptions) => {
       const setting = chosenStore(io, options);
       const url = sharedStoreUrl(setting, 'the file store needs no init: give --store postgres://… (or set the store setting)');
-      const { migrateStore } = await import('../../store/pg/store-admin.js');
+      const { migrateStore } = await import('../../store/postgres/store-admin.js');
       const outcome = await migrateStore(url, createLogger());
       if (options.json) printJson(io, { store: describeStore(setting), ...outcome });
       else

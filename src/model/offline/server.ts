@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as z from 'zod';
 import type { Logger } from '../../logger.js';
-import { TEAMMATE_HEADER } from './env.js';
+import { TEAMMATE_HEADER } from '../../contracts/offline-model.js';
 import { servedModel } from '../model-catalog.js';
 import { decideOffline } from './policy.js';
 import { type OfflineBlock, type OfflineTurn } from './offline-types.js';
