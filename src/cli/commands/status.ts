@@ -4,7 +4,7 @@ import { requestDaemon } from '../../daemon/control-client.js';
 import type { DaemonHealth } from '../../daemon/daemon.js';
 import { readLiveDaemon, runsUnsandboxed } from '../../proc/pid-file.js';
 import { TASK_STATUSES } from '../../contracts/task.js';
-import { noTasks } from '../../store/files/board-counts.js';
+import { noTasks } from '../../domain/board-counts.js';
 import { type BoardCounts } from '../../contracts/board-types.js';
 import { isTeamdError, type TeamdError } from '../../errors.js';
 import { pendingPlanRequests, scanFileOf } from '../../inbox/request-scan.js';

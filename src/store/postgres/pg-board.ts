@@ -8,12 +8,22 @@ import * as transitions from '../../domain/transitions.js';
 import type { Actor, CorruptTask } from '../../contracts/board-types.js';
 import { checkNewTask, dedupe, validateText } from '../../domain/validation.js';
 import { withNewWorktree, withWorktreeChange, worktreeFor } from '../../domain/worktree-spec.js';
-import { countListing } from '../files/board-counts.js';
+import { countListing } from '../../domain/board-counts.js';
 import type { BoardCounts, BoardListing, NewTask, TaskBoard, TaskFilter, TaskView } from '../../contracts/task-board.js';
 import { inTransaction, patiently, storeError } from './transaction.js';
 import { type Patience } from '../open-store-deps.js';
-import { blockerLookup, parseTaskRow, parseTaskRowOrThrow, READY, type TaskRow } from './pg-task-rows.js';
-import { NOTIFY_CHANNEL } from './notify.js';
+import {
+  blockerLookup,
+  insertTask,
+  lockTeam,
+  notifyTask,
+  parseTaskRow,
+  parseTaskRowOrThrow,
+  READY,
+  refuseUnknownBlockers,
+  updateTask,
+  type TaskRow,
+} from './pg-task-rows.js';
 import { isoTime } from '../../platform/iso-time.js';
 
 export interface PgBoardDeps {
@@ -54,17 +64,17 @@ export class PgBoard implements TaskBoard {
   async add(input: NewTask): Promise<Task> {
     const { subject, description, blockedBy, role, key } = checkNewTask(input);
     const task = await this.transaction(async (client) => {
-      const next = await this.lockTeam(client);
+      const next = await lockTeam(client, this.team);
       if (key !== undefined) {
         const existing = await client.query<TaskRow>('SELECT id, data FROM teamd_tasks WHERE team = $1 AND key = $2', [this.team, key]);
         if (existing.rows[0]) return { task: parseTaskRowOrThrow(this.team, existing.rows[0]), created: false };
       }
-      await this.refuseUnknownBlockers(client, blockedBy);
+      await refuseUnknownBlockers(client, this.team, blockedBy);
       const worktree = input.worktree ? worktreeFor(next, subject, input.worktree) : undefined;
       const created = newTask(next, { subject, description, blockedBy, role, worktree, createdBy: input.createdBy, key }, this.timestamp());
-      await this.insert(client, created);
+      await insertTask(client, this.team, created);
       await client.query('UPDATE teamd_teams SET next_task_id = $2 WHERE team = $1', [this.team, next + 1]);
-      await this.notify(client, created);
+      await notifyTask(client, this.team, created);
       return { task: created, created: true };
     });
     if (task.created) this.logger.info({ taskId: task.task.id, blockedBy }, 'task added');
@@ -161,7 +171,7 @@ export class PgBoard implements TaskBoard {
           if (error instanceof TeamdError && error.code === 'NOT_READY') return { kind: 'skip' as const, id: task.id };
           throw error;
         }
-        const written = await this.update(client, claimed, task.rev);
+        const written = await updateTask(client, this.team, claimed, task.rev);
         return { kind: 'claimed' as const, task: written };
       });
       if (outcome.kind === 'none') return null;
@@ -204,8 +214,8 @@ export class PgBoard implements TaskBoard {
     const blockedBy = dedupe(rawBlockedBy);
     const written = await this.transaction(async (client) => {
       // The team's row: no other blocker edit runs until this one commits, so no cycle closes between two.
-      await this.lockTeam(client);
-      await this.refuseUnknownBlockers(client, blockedBy);
+      await lockTeam(client, this.team);
+      await refuseUnknownBlockers(client, this.team, blockedBy);
       if (blockedBy.includes(id)) {
         throw new TeamdError('DEPENDENCY_CYCLE', `task ${id} cannot be blocked by itself`, { details: { id, cycle: [id, id] } });
       }
@@ -218,7 +228,7 @@ export class PgBoard implements TaskBoard {
         });
       }
       const task = await this.require(client, id, true);
-      return this.update(client, transitions.updateBlockers(task, blockedBy, this.timestamp()), task.rev);
+      return updateTask(client, this.team, transitions.updateBlockers(task, blockedBy, this.timestamp()), task.rev);
     });
     this.logChange(written);
     return written;
@@ -233,7 +243,7 @@ export class PgBoard implements TaskBoard {
   private async mutate(id: number, change: (client: PoolClient, task: Task) => Promise<Task>): Promise<Task> {
     const written = await this.transaction(async (client) => {
       const task = await this.require(client, id, true);
-      return this.update(client, await change(client, task), task.rev);
+      return updateTask(client, this.team, await change(client, task), task.rev);
     });
     this.logChange(written);
     return written;
@@ -244,53 +254,6 @@ export class PgBoard implements TaskBoard {
     const row = result.rows[0];
     if (!row) throw new TeamdError('TASK_NOT_FOUND', `no task ${id} on the board of team ${this.team} (see: teamd task list)`, { details: { id } });
     return parseTaskRowOrThrow(this.team, row);
-  }
-
-  private async insert(client: PoolClient, task: Task): Promise<void> {
-    await client.query('INSERT INTO teamd_tasks (team, id, status, owner, role, key, claim, blocked_by, data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
-      this.team,
-      task.id,
-      task.status,
-      task.owner,
-      task.role ?? null,
-      task.key ?? null,
-      task.claim,
-      task.blockedBy,
-      JSON.stringify(task),
-    ]);
-  }
-
-  /** Writes the next version (rev + 1) of a task whose row this transaction holds locked. */
-  private async update(client: PoolClient, changed: Task, rev: number): Promise<Task> {
-    const next: Task = { ...changed, rev: rev + 1 };
-    await client.query(
-      'UPDATE teamd_tasks SET status = $3, owner = $4, role = $5, key = $6, claim = $7, blocked_by = $8, data = $9 WHERE team = $1 AND id = $2',
-      [this.team, next.id, next.status, next.owner, next.role ?? null, next.key ?? null, next.claim, next.blockedBy, JSON.stringify(next)],
-    );
-    await this.notify(client, next);
-    return next;
-  }
-
-  /** Told to every listener when the transaction commits (never for a change rolled back). */
-  private async notify(client: PoolClient, task: Task): Promise<void> {
-    await client.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, JSON.stringify({ team: this.team, kind: 'task', id: task.id, status: task.status })]);
-  }
-
-  /** Locks the team's row (made on first use) and returns the next task id. */
-  private async lockTeam(client: PoolClient): Promise<number> {
-    await client.query('INSERT INTO teamd_teams (team) VALUES ($1) ON CONFLICT DO NOTHING', [this.team]);
-    const result = await client.query<{ next_task_id: number }>('SELECT next_task_id FROM teamd_teams WHERE team = $1 FOR UPDATE', [this.team]);
-    return result.rows[0]!.next_task_id;
-  }
-
-  private async refuseUnknownBlockers(client: PoolClient, blockedBy: readonly number[]): Promise<void> {
-    if (blockedBy.length === 0) return;
-    const found = await client.query<{ id: number }>('SELECT id FROM teamd_tasks WHERE team = $1 AND id = ANY($2::integer[])', [this.team, blockedBy]);
-    const known = new Set(found.rows.map((row) => row.id));
-    const unknown = blockedBy.filter((id) => !known.has(id));
-    if (unknown.length > 0) {
-      throw new TeamdError('UNKNOWN_BLOCKER', `unknown blocker task id(s): ${unknown.join(', ')} (see: teamd task list)`, { details: { unknown } });
-    }
   }
 
   private async query<R extends object>(sql: string, params: unknown[]): Promise<R[]> {

@@ -3,6 +3,7 @@ import { TeamdError } from '../../errors.js';
 import type { StatusLookup } from '../../domain/readiness.js';
 import { taskSchema, type Task, type TaskStatus } from '../../contracts/task.js';
 import type { CorruptTask } from '../../contracts/board-types.js';
+import { NOTIFY_CHANNEL } from './notify.js';
 
 /** A task row as the board reads it: its id column and its JSON. */
 export interface TaskRow {
@@ -53,4 +54,52 @@ export function parseTaskRowOrThrow(team: string, row: TaskRow): Task {
   throw new TeamdError('TASK_CORRUPT', `task ${row.id} in the store is not a valid task (${parsed.problem.reason}); fix or delete its row in teamd_tasks`, {
     details: { id: row.id },
   });
+}
+
+export async function insertTask(client: PoolClient, team: string, task: Task): Promise<void> {
+  await client.query('INSERT INTO teamd_tasks (team, id, status, owner, role, key, claim, blocked_by, data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
+    team,
+    task.id,
+    task.status,
+    task.owner,
+    task.role ?? null,
+    task.key ?? null,
+    task.claim,
+    task.blockedBy,
+    JSON.stringify(task),
+  ]);
+}
+
+/** Writes the next version (rev + 1) of a task whose row this transaction holds locked. */
+export async function updateTask(client: PoolClient, team: string, changed: Task, rev: number): Promise<Task> {
+  const next: Task = { ...changed, rev: rev + 1 };
+  await client.query(
+    'UPDATE teamd_tasks SET status = $3, owner = $4, role = $5, key = $6, claim = $7, blocked_by = $8, data = $9 WHERE team = $1 AND id = $2',
+    [team, next.id, next.status, next.owner, next.role ?? null, next.key ?? null, next.claim, next.blockedBy, JSON.stringify(next)],
+  );
+  await notifyTask(client, team, next);
+  return next;
+}
+
+/** Told to every listener when the transaction commits (never for a change rolled back). */
+export async function notifyTask(client: PoolClient, team: string, task: Task): Promise<void> {
+  await client.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, JSON.stringify({ team, kind: 'task', id: task.id, status: task.status })]);
+}
+
+/** Locks the team's row (made on first use) and returns the next task id. */
+export async function lockTeam(client: PoolClient, team: string): Promise<number> {
+  await client.query('INSERT INTO teamd_teams (team) VALUES ($1) ON CONFLICT DO NOTHING', [team]);
+  const result = await client.query<{ next_task_id: number }>('SELECT next_task_id FROM teamd_teams WHERE team = $1 FOR UPDATE', [team]);
+  return result.rows[0]!.next_task_id;
+}
+
+/** Refuses blockers that are not tasks of the team (UNKNOWN_BLOCKER). */
+export async function refuseUnknownBlockers(client: PoolClient, team: string, blockedBy: readonly number[]): Promise<void> {
+  if (blockedBy.length === 0) return;
+  const found = await client.query<{ id: number }>('SELECT id FROM teamd_tasks WHERE team = $1 AND id = ANY($2::integer[])', [team, blockedBy]);
+  const known = new Set(found.rows.map((row) => row.id));
+  const unknown = blockedBy.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new TeamdError('UNKNOWN_BLOCKER', `unknown blocker task id(s): ${unknown.join(', ')} (see: teamd task list)`, { details: { unknown } });
+  }
 }

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { countFileBoard, countListing } from '../../../src/store/files/board-counts.js';
+import { countFileBoard } from '../../../src/store/files/board-counts.js';
+import { countListing } from '../../../src/domain/board-counts.js';
 import { DoneIndex } from '../../../src/store/files/done-index.js';
 import { TaskStore } from '../../../src/store/files/task-store.js';
 import type { Board } from '../../../src/store/files/board.js';
