@@ -1,17 +1,10 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { OfflineModelServer } from '../model/offline/server.js';
 import { checkModelId } from '../model/model-check.js';
-import { OfflineScript } from '../model/offline/script.js';
 import { OFFLINE_KEY_ENV, OFFLINE_URL_ENV } from '../contracts/offline-model.js';
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
 import { openStore } from '../store/open/open-store.js';
 import { type TeamStore } from '../contracts/team-store.js';
-import { MemberPublisher } from '../store/member-publisher.js';
-import { HostLease } from './host-lease.js';
-import { HostRequests } from './host-requests.js';
-import { LEAD } from '../contracts/roster.js';
 import { describeStore, storeSetting } from '../store/store-setting.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
@@ -30,6 +23,8 @@ import { RequestScanKeeper } from '../inbox/request-scan.js';
 import { ControlServer } from './control-server.js';
 import type { ControlRequest } from '../contracts/control-protocol.js';
 import { acquirePidFile, releasePidFile, type PidInfo } from '../proc/pid-file.js';
+import { SharedHost } from './shared-host.js';
+import { openOfflineModel } from './offline-model.js';
 
 export interface DaemonHealth {
   readonly rosterWriteFailing: string | null;
@@ -64,8 +59,6 @@ export class Daemon {
   private stopping: Promise<void> | null = null;
   private resolveStopped: () => void = () => {};
   private server: ControlServer | null = null;
-  /** Answering other hosts' requests (a shared store), once the team is up. */
-  private servingRequests: { requests: HostRequests; listening: { close(): Promise<void> } | null } | null = null;
 
   private constructor(
     private readonly options: DaemonOptions,
@@ -75,8 +68,7 @@ export class Daemon {
     private readonly roster: RosterStore,
     private readonly scheduler: Scheduler,
     private readonly store: TeamStore,
-    private readonly lease: HostLease | null,
-    private readonly publisher: MemberPublisher | null,
+    private readonly shared: SharedHost | null,
     private readonly storeWait: AbortController,
   ) {
     this.info = info;
@@ -92,19 +84,12 @@ export class Daemon {
     let model: OfflineModelServer | null = null;
     let scheduler: Scheduler | null = null;
     let store: TeamStore | null = null;
-    let lease: HostLease | null = null;
+    let shared: SharedHost | null = null;
     const storeWait = new AbortController();
     try {
-      // A shared store gets this host's roster on every change (publisher below, once the store is open).
-      let publisher: MemberPublisher | null = null;
-      const roster = new RosterStore(paths, { logger, onChange: (config) => publisher?.changed(config.members) });
-      model = await OfflineModelServer.listen({
-        script: new OfflineScript(path.join(paths.root, 'offline-script.json'), (message) => logger.error(message)),
-        logger: logger.child({ component: 'offline-model' }),
-        contextWindowTokens: () => roster.read().settings.offlineContextTokens,
-        // For tests: TEAMD_OFFLINE_RECORD names a file that gets one line per request (teammate, system prompt, tools).
-        ...(options.workerEnv.TEAMD_OFFLINE_RECORD ? { onDecide: recordRequests(options.workerEnv.TEAMD_OFFLINE_RECORD) } : {}),
-      });
+      // A shared store gets this host's roster on every change (once the store is open, below).
+      const roster = new RosterStore(paths, { logger, onChange: (config) => shared?.changed(config.members) });
+      model = await openOfflineModel(paths, roster, options.workerEnv, logger);
       const { settings } = roster.update((config) => ({ ...config, settings: { ...config.settings, ...definedOnly(options.settings ?? {}) } }));
       store = await openStore(storeSetting(paths, settings, options.workerEnv), {
         paths,
@@ -115,12 +100,13 @@ export class Daemon {
       });
       logger.info({ store: describeStore(store.setting) }, 'store open');
       const { board, mail: mailbox } = store;
-      const shared = store.shared;
-      if (shared) {
-        publisher = new MemberPublisher((members) => store!.members.publish(shared.host, members), logger);
-        publisher.changed(roster.read().members);
-      }
-      const published = publisher;
+      shared = SharedHost.open({
+        store,
+        members: () => roster.read().members,
+        leaseMs: () => roster.read().settings.hostLeaseMs,
+        mailbox,
+        logger,
+      });
       const looks = store.boardLooks;
       const requestScan = new RequestScanKeeper(mailbox, paths, logger);
       const teamBell = store.bell.bind(store);
@@ -138,15 +124,7 @@ export class Daemon {
         // The lead's inbox grows with the team's life; `teamd status` reads it only past this scan,
         // where the store cannot read requests by type itself.
         ...(mailbox.readsByType ? {} : { afterLook: async () => requestScan.soon() }),
-        ...(shared && published
-          ? {
-              directory: {
-                published: () => published.published(),
-                hostOf: async (name: string) => (await store!.members.list()).find((entry) => entry.member.name === name)?.host ?? null,
-                host: shared.host,
-              },
-            }
-          : {}),
+        ...(shared ? { directory: shared.directory() } : {}),
         workerScript: options.workerScript,
         workerEnv: { ...options.workerEnv, [OFFLINE_URL_ENV]: model.url, [OFFLINE_KEY_ENV]: model.key, [SANDBOX_ENV]: JSON.stringify(sandbox.kind) },
         defaultModel: () => roster.read().settings.model,
@@ -159,46 +137,13 @@ export class Daemon {
         deliver: scheduledDelivery({ mailbox, board, members: () => roster.read().members, logger }),
         logger: logger.child({ component: 'scheduler' }),
       });
-      const hosts = store.hosts;
-      lease =
-        shared && hosts
-          ? new HostLease({
-              hosts,
-              host: shared.host,
-              pid: process.pid,
-              leaseMs: () => roster.read().settings.hostLeaseMs,
-              onReclaimed: async ({ host, members, released, stopped }) => {
-                for (const name of members)
-                  await mailbox
-                    .send({
-                      from: name,
-                      to: LEAD,
-                      type: 'teammate_crashed',
-                      content: `${name} ${stopped ? `stopped with its host ${host}` : `is lost: its host ${host} stopped heartbeating`}.${released.length ? ` Task(s) ${released.join(', ')} went back to the board.` : ''}`,
-                    })
-                    .catch((error: unknown) => logger.warn({ err: error }, 'could not tell the lead about a lost host'));
-              },
-              logger,
-            })
-          : null;
-      const daemon = new Daemon(options, supervisor, info, model, roster, scheduler, store, lease, publisher, storeWait);
+      const daemon = new Daemon(options, supervisor, info, model, roster, scheduler, store, shared, storeWait);
       // Before any task is resumed: nothing an earlier daemon's teammates started may run alongside its second run.
       cleanUpAfterEarlierDaemon(paths, logger);
       const inotify = inotifyWarning(roster.read().members.length);
       if (inotify) logger.warn({ inotify }, 'the team may not fit the inotify limits');
       await supervisor.start();
-      await lease?.start();
-      // Other hosts' commands for this one (teamd spawn --host, teamd shutdown of a teammate here): woken by NOTIFY, and at each beat.
-      if (shared && hosts) {
-        const requests = new HostRequests(hosts, shared.host, supervisor, logger);
-        const listening = await store.listen(
-          (event) => event.kind === 'request' && event.host === shared.host,
-          () => requests.serve(),
-        );
-        lease?.onBeat(() => requests.serve());
-        requests.serve();
-        daemon.servingRequests = { requests, listening };
-      }
+      await shared?.start(supervisor);
       // After the teammates are up: what came due while no daemon ran is delivered (or reported) now.
       await scheduler.start();
       daemon.server = await ControlServer.listen(paths.daemonSocket, (request) => daemon.handle(request), logger);
@@ -206,7 +151,7 @@ export class Daemon {
       return daemon;
     } catch (error) {
       // Never leave a half-started daemon's teammates behind.
-      await lease?.close();
+      await shared?.close(false);
       await scheduler?.close();
       await supervisor?.stopAll();
       await model?.close();
@@ -243,16 +188,13 @@ export class Daemon {
       const { logger, paths } = this.options;
       logger.info('daemon stopping');
       this.storeWait.abort();
-      await this.servingRequests?.listening?.close();
-      await this.servingRequests?.requests.close();
+      await this.shared?.stopServing();
       await this.scheduler.close();
       const rungs = await this.supervisor.stopAll();
       await this.server?.close();
       await this.model.close();
-      // The roster as the team last sees it (every teammate stopped), then no more beats: after the lease, other hosts take this one's tasks.
-      await this.publisher?.published();
-      this.publisher?.close();
-      await this.lease?.close(true);
+      // The roster as the team last sees it (every teammate stopped), then no more beats: other hosts take this one's tasks.
+      await this.shared?.close(true);
       await this.store.close();
       this.roster.close();
       releasePidFile(paths);
@@ -275,9 +217,4 @@ export class Daemon {
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/** Appends what the offline model saw to a file, one JSON line per request (TEAMD_OFFLINE_RECORD, for tests). */
-function recordRequests(file: string): (seen: { teammate: string; system: string; tools: readonly string[] }) => void {
-  return (seen) => fs.appendFileSync(file, `${JSON.stringify(seen)}\n`);
 }
