@@ -5,6 +5,7 @@ import { benchMailbox } from './mailbox.js';
 import { benchModel } from './model.js';
 import { benchScale } from './scale.js';
 import { benchShape } from './shape/index.js';
+import { benchStartup } from './startup.js';
 import { benchTokens } from './tokens.js';
 import { benchTeam } from './team.js';
 import { benchStore } from './store.js';
@@ -20,6 +21,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   cron: benchCron,
   store: benchStore,
   shape: benchShape,
+  startup: benchStartup,
 };
 
 const requested = process.argv.slice(2);

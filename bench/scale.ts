@@ -45,7 +45,7 @@ function teamd(args: string[]): string {
 }
 
 /** Polls (every `everyMs`) until a condition holds. Benches may poll; tests never sleep to order events. */
-async function until(probe: () => boolean, what: string, deadlineMs = 180_000, everyMs = 5): Promise<number> {
+export async function until(probe: () => boolean, what: string, deadlineMs = 180_000, everyMs = 5): Promise<number> {
   const deadline = performance.now() + deadlineMs;
   while (!probe()) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -129,7 +129,7 @@ const allIdle = (paths: StatePaths, size: number) => (): boolean => {
 };
 
 /** Spawns teammates one at a time, each idle before the next (start-up is timed, so no start-up contends with another). */
-async function grow(paths: StatePaths, from: number, to: number): Promise<void> {
+export async function grow(paths: StatePaths, from: number, to: number): Promise<void> {
   for (let i = from; i < to; i++) {
     await requestDaemon(paths, { op: 'spawn', name: `mate-${i}`, role: 'bench' });
     await until(allIdle(paths, i + 1), `mate-${i} idle`);
@@ -145,7 +145,7 @@ function logLines<T>(file: string, marker: string): T[] {
     .map((line) => JSON.parse(line) as T);
 }
 
-function readyTimes(paths: StatePaths): number[] {
+export function readyTimes(paths: StatePaths): number[] {
   return logLines<{ readyMs: number }>(paths.logFile('daemon'), '"teammate ready"').map((line) => line.readyMs);
 }
 
@@ -249,7 +249,7 @@ async function bareChildRss(): Promise<number> {
  * Wall time p50 of each command, run in turn (a, b, c, a, b, c, ...): a floor measured beside
  * what it is the floor of, in the same minutes, on this noisy box. One unmeasured run each first.
  */
-function wallMsInterleaved(commands: readonly (readonly string[])[], runs = 21): number[] {
+export function wallMsInterleaved(commands: readonly (readonly string[])[], runs = 21): number[] {
   const times = commands.map((): number[] => []);
   for (const args of commands) execFileSync(process.execPath, [...args], { stdio: 'ignore' });
   for (let i = 0; i < runs; i++) {
@@ -273,7 +273,7 @@ interface Started {
   close(): void;
 }
 
-function startDaemon(paths: StatePaths): Started {
+export function startDaemon(paths: StatePaths): Started {
   permitAll(paths.root);
   teamd(['start', '--dir', paths.root]);
   const daemonPid = readLiveDaemon(paths)!.pid;
