@@ -31,7 +31,7 @@ describe('the floors of src/ (docs/architecture.md)', () => {
 
   it('fail on an upward import, a type import included, naming the file, the line and both floors', () => {
     const root = copyOfSrc();
-    prepend(root, 'src/contracts/task.ts', "import type { TeamStore } from '../store/open-store.js';");
+    prepend(root, 'src/contracts/task.ts', "import type { TeamStore } from '../store/open/open-store.js';");
     const found = checkLayers(readImportGraph(root, 'src'));
     expect(found).toContainEqual({
       kind: 'upward',
@@ -44,10 +44,10 @@ describe('the floors of src/ (docs/architecture.md)', () => {
   it('fail on a cycle between files of one floor, and on a dynamic import that closes one', () => {
     const root = copyOfSrc();
     prepend(root, 'src/domain/readiness.ts', "import { countListing } from './board-counts.js';");
-    prepend(root, 'src/store/files/board-counts.ts', "export const later = () => import('./readiness.js');");
+    prepend(root, 'src/domain/board-counts.ts', "export const later = () => import('./readiness.js');");
     const found = checkLayers(readImportGraph(root, 'src'));
     expect(found.map((violation) => violation.kind)).toEqual(['cycle']);
-    expect(found[0]!.text).toContain('src/store/files/board-counts.ts, src/domain/readiness.ts');
+    expect(found[0]!.text).toContain('src/domain/board-counts.ts, src/domain/readiness.ts');
   });
 
   it('fail on a folder no floor names', () => {
