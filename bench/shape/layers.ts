@@ -14,7 +14,22 @@ export const FLOORS: readonly { readonly name: string; readonly paths: readonly 
   { name: 'domain', paths: ['src/domain/'] },
   { name: 'records', paths: ['src/roster/', 'src/worktree/', 'src/logs/', 'src/memory/', 'src/skills/', 'src/jobs/', 'src/cron/'] },
   { name: 'stores', paths: ['src/store/'] },
-  { name: 'parts', paths: ['src/model/', 'src/agent/', 'src/sandbox/', 'src/policy/', 'src/tools/', 'src/mcp/', 'src/inbox/', 'src/lead/'] },
+  {
+    name: 'parts',
+    paths: [
+      'src/model/',
+      'src/agent/',
+      'src/sandbox/',
+      'src/permissions/',
+      'src/settings/',
+      'src/hooks/',
+      'src/policy/',
+      'src/tools/',
+      'src/mcp/',
+      'src/inbox/',
+      'src/lead/',
+    ],
+  },
   { name: 'processes', paths: ['src/teammate/', 'src/supervisor/', 'src/daemon/'] },
   { name: 'commands', paths: ['src/cli/', 'src/demo/'] },
 ];

@@ -133,6 +133,15 @@ export interface ToolSource {
   settled(): Promise<void>;
 }
 
+/** What the registry does with a call after the gate: run it (maybe with an input a hook replaced), or answer the model with why not. */
+export type GateVerdict = { readonly kind: 'run'; readonly input: unknown } | { readonly kind: 'refuse'; readonly content: string };
+
+/** The registry's policy layer: the same for every tool, built-in or added later (mcp__server__tool). */
+export interface ToolGate {
+  before(tool: string, input: unknown, signal: AbortSignal): Promise<GateVerdict>;
+  after(tool: string, input: unknown, result: ToolResult): Promise<ToolResult>;
+}
+
 /** The tools as the agent loop calls them (tools/registry.ts): offered to the model, then run by name. */
 export interface ToolSet {
   /** The tools to offer the model now, as the API takes them. */

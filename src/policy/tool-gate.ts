@@ -1,30 +1,11 @@
 import type { Logger } from '../logger.js';
-import type { ToolResult } from '../contracts/tool.js';
-import { decide, type Decision } from './permissions.js';
-import { hookPayload, runHooks, type HookEnvironment, type HookPayload } from './hooks.js';
-import type { PermissionAsker } from './permission-asker.js';
-import type { SettingsSource } from './settings-source.js';
-import { toolNames } from './rules.js';
-
-/** What the registry does with a call after the gate: run it (maybe with an input a hook replaced), or answer the model with why not. */
-export type GateVerdict = { readonly kind: 'run'; readonly input: unknown } | { readonly kind: 'refuse'; readonly content: string };
-
-/** The registry's policy layer: the same for every tool, built-in or added later (mcp__server__tool). */
-export interface ToolGate {
-  before(tool: string, input: unknown, signal: AbortSignal): Promise<GateVerdict>;
-  after(tool: string, input: unknown, result: ToolResult): Promise<ToolResult>;
-}
-
-export interface GateIdentity {
-  readonly name: string;
-  readonly role: string;
-  readonly workspace: string;
-  readonly stateDir: string;
-  readonly sessionId: string;
-  readonly taskId: () => number | null;
-  /** Where the tools work now: the workspace, or the task's worktree. */
-  readonly root: () => string;
-}
+import type { ToolResult, GateVerdict, ToolGate } from '../contracts/tool.js';
+import { decide, type Decision } from '../permissions/permissions.js';
+import { hookPayload, runHooks, type HookEnvironment, type HookPayload } from '../hooks/hooks.js';
+import type { PermissionAsker } from '../permissions/permission-asker.js';
+import type { SettingsSource } from '../settings/settings-source.js';
+import { toolNames } from '../permissions/rules.js';
+import type { GateIdentity } from '../hooks/hooks.js';
 
 /**
  * Permission rules and PreToolUse/PostToolUse hooks around every tool call. Order: the rules

@@ -3,11 +3,12 @@ import type { MailStore } from '../contracts/mail-store.js';
 import type { Message } from '../contracts/message.js';
 import type { Logger } from '../logger.js';
 import type { StatePaths } from '../paths.js';
-import { PermissionAsker } from '../policy/permission-asker.js';
-import { SettingsSource } from '../policy/settings-source.js';
-import { combineSettings, DEFAULT_SETTINGS, readSettingsFile, type Settings } from '../policy/settings.js';
-import { PolicyGate, type ToolGate } from '../policy/tool-gate.js';
-import { EventHooks } from '../policy/event-hooks.js';
+import { PermissionAsker } from '../permissions/permission-asker.js';
+import { SettingsSource } from '../settings/settings-source.js';
+import { combineSettings, DEFAULT_SETTINGS, readSettingsFile, type Settings } from '../settings/settings.js';
+import { PolicyGate } from '../policy/tool-gate.js';
+import { type ToolGate } from '../contracts/tool.js';
+import { EventHooks } from '../hooks/event-hooks.js';
 import type { Bell } from '../contracts/team-store.js';
 
 /** What the runtime tells the gate as it goes: the task in hand, and when a call waits for the lead. */

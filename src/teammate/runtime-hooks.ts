@@ -1,6 +1,6 @@
 import { appendUser } from '../agent/conversation.js';
 import type { Logger } from '../logger.js';
-import type { EventHooks } from '../policy/event-hooks.js';
+import type { EventHooks } from '../hooks/event-hooks.js';
 import type { ToolEffect } from '../contracts/tool.js';
 import type { Session } from './session-store.js';
 

@@ -3,9 +3,8 @@ import { subtaskDirective } from '../contracts/directives.js';
 import { runAgent } from '../agent/loop.js';
 import type { ChatMessage, ModelClient, Usage } from '../contracts/model.js';
 import { describeModelError } from '../model/model-errors.js';
-import type { ToolGate } from '../policy/tool-gate.js';
+import type { ToolGate, Tool, ToolContext, ToolResult } from '../contracts/tool.js';
 import { ALL_TOOLS, ToolRegistry } from '../tools/registry.js';
-import type { Tool, ToolContext, ToolResult } from '../contracts/tool.js';
 
 /** What a subagent gets when `task` names no tools: it reads, it does not change anything. */
 export const SUBAGENT_DEFAULT_TOOLS = ['read_file', 'glob', 'grep', 'load_skill'] as const;

@@ -23,7 +23,7 @@ import { answerPermissionTool, cancelTaskTool, listTeammatesTool, reportTool, re
 import { createWorktreeTool, keepWorktreeTool, removeWorktreeTool } from './worktree-tools.js';
 import { budgetResult } from './output-spill.js';
 import { toolError, type Tool, type ToolContext, type ToolResult, type ToolSource, type ToolSet } from '../contracts/tool.js';
-import type { ToolGate } from '../policy/tool-gate.js';
+import type { ToolGate } from '../contracts/tool.js';
 import type { ApiTool } from '../contracts/model.js';
 
 export const ALL_TOOLS: readonly Tool[] = [

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expandVars, readMcpConfig, readMcpFile, serversFor } from '../../src/mcp/mcp-config.js';
 import { apiToolName, boundedDescription, MAX_DESCRIPTION, resultOf } from '../../src/mcp/mcp-tool.js';
-import { decide, parseRules } from '../../src/policy/permissions.js';
-import { combineSettings, type SettingsFile } from '../../src/policy/settings.js';
+import { decide, parseRules } from '../../src/permissions/permissions.js';
+import { combineSettings, type SettingsFile } from '../../src/settings/settings.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 function files(workspace: unknown, team: unknown): string {

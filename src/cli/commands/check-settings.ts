@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { TeamdError } from '../../errors.js';
-import { combineSettings, readSettingsFile, type HookEvent } from '../../policy/settings.js';
+import { combineSettings, readSettingsFile, type HookEvent } from '../../settings/settings.js';
 import { pathsFor } from '../context.js';
 import { printJson, type Io } from '../output.js';
 import { withCommonOptions, type CommonOptions } from './common.js';

@@ -7,7 +7,7 @@ import { openContext } from '../context.js';
 import { formatColumns, printJson, type Io } from '../output.js';
 import type { StatePaths } from '../../paths.js';
 import { settingsFiles } from '../../teammate/policy-wiring.js';
-import { addRuleToSettings } from '../../policy/settings-edit.js';
+import { addRuleToSettings } from '../../settings/settings-edit.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 import { firstLine } from '../../text.js';
 

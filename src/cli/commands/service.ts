@@ -7,7 +7,7 @@ import { TeamdError } from '../../errors.js';
 import { writeFileAtomicSync } from '../../fs/atomic-write.js';
 import { readTextIfExists } from '../../fs/read-text.js';
 import { readConfig } from '../../roster/roster.js';
-import { readSettingsFile } from '../../policy/settings.js';
+import { readSettingsFile } from '../../settings/settings.js';
 import { settingsFiles } from '../../teammate/policy-wiring.js';
 import { statePaths } from '../../paths.js';
 import { pathsFor } from '../context.js';

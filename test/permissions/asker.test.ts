@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readInboxFrom } from '../../src/store/files/inbox-file.js';
 import { createLogger } from '../../src/logger.js';
-import { PermissionAsker } from '../../src/policy/permission-asker.js';
+import { PermissionAsker } from '../../src/permissions/permission-asker.js';
 import { runTeamd } from '../helpers/processes.js';
 import { writeRoster } from '../helpers/team.js';
 import { makeTempDir } from '../helpers/temp-dir.js';

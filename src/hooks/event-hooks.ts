@@ -1,8 +1,7 @@
-import type { HookEnvironment, HookOutcome, HookPayload } from './hooks.js';
+import type { HookEnvironment, HookOutcome, HookPayload, GateIdentity } from './hooks.js';
 import { hookPayload, runHooks } from './hooks.js';
-import type { HookEvent } from './settings.js';
-import type { SettingsSource } from './settings-source.js';
-import type { GateIdentity } from './tool-gate.js';
+import type { HookEvent } from '../settings/settings.js';
+import type { SettingsSource } from '../settings/settings-source.js';
 
 /** Hooks of the events that are not tool calls: a turn's end, a session's start, the team's work. */
 export class EventHooks {

@@ -1,6 +1,18 @@
 import { spawn } from 'node:child_process';
 import type { Logger } from '../logger.js';
-import type { HookEvent, HookGroup } from './settings.js';
+import type { HookEvent, HookGroup } from '../settings/settings.js';
+
+/** The teammate hooks run for: what their payloads and environment say of it. */
+export interface GateIdentity {
+  readonly name: string;
+  readonly role: string;
+  readonly workspace: string;
+  readonly stateDir: string;
+  readonly sessionId: string;
+  readonly taskId: () => number | null;
+  /** Where the tools work now: the workspace, or the task's worktree. */
+  readonly root: () => string;
+}
 
 /** Bytes kept of a hook's stdout and of its stderr: a hook that prints megabytes cannot flood a teammate. */
 export const HOOK_OUTPUT_BYTES = 64 * 1024;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decide, parseRules } from '../../src/policy/permissions.js';
-import { splitShellCommand } from '../../src/policy/shell-split.js';
-import { parseRule } from '../../src/policy/rules.js';
+import { decide, parseRules } from '../../src/permissions/permissions.js';
+import { splitShellCommand } from '../../src/permissions/shell-split.js';
+import { parseRule } from '../../src/permissions/rules.js';
 
 const workspace = '/work/ws';
 const stateDir = '/work/ws/.team';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { TeamdError } from '../errors.js';
-import { parseRules, PERMISSION_MODES, type PermissionRules } from './permissions.js';
-import { parseRule } from './rules.js';
+import { parseRules, PERMISSION_MODES, type PermissionRules } from '../permissions/permissions.js';
+import { parseRule } from '../permissions/rules.js';
 import { jsonErrorOffset } from './json-error-position.js';
 import { readBoundedText } from '../fs/read-text.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { runHooks, type HookPayload } from '../../src/policy/hooks.js';
+import { runHooks, type HookPayload } from '../../src/hooks/hooks.js';
 import { createLogger } from '../../src/logger.js';
-import type { HookGroup } from '../../src/policy/settings.js';
+import type { HookGroup } from '../../src/settings/settings.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 const payload: HookPayload = {
