@@ -1,17 +1,8 @@
 import { TeamdError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ShellLauncher } from '../contracts/tool.js';
-import {
-  describeSandbox,
-  detectSandbox,
-  sandboxFromEnv,
-  secretPlaces,
-  wrapServer,
-  type SandboxLayout,
-  type SandboxMode,
-  type WrappedCommand,
-} from '../sandbox/sandbox.js';
-import { createShellLauncher } from '../sandbox/shell-launcher.js';
+import { describeSandbox, detectSandbox, sandboxFromEnv, secretPlaces, wrapServer, type SandboxLayout, type WrappedCommand } from '../sandbox/sandbox.js';
+import { createShellLauncher, type ShellLauncherOptions } from '../sandbox/shell-launcher.js';
 
 export interface TeammateSandbox {
   /** Launches its commands: sandboxed where possible, with an environment without secrets. */
@@ -29,16 +20,17 @@ export interface TeammateSandbox {
  * The sandbox a teammate's commands run in, as the settings require: none found where one is
  * required refuses the start, saying how to install it; running unsandboxed is logged as a warning.
  */
-export function teammateSandbox(options: {
-  readonly mode: SandboxMode;
-  readonly workspace: string;
-  readonly stateDir: string;
-  readonly configFile: string;
-  readonly env: NodeJS.ProcessEnv;
-  readonly secretNames: readonly string[];
-  readonly marker: { readonly name: string; readonly value: string };
-  readonly logger: Logger;
-}): TeammateSandbox {
+export function teammateSandbox(
+  options: Pick<ShellLauncherOptions, 'mode' | 'secretNames' | 'marker'> & {
+    readonly workspace: string;
+    /** Hidden from every command, with the other secret places of the environment. */
+    readonly stateDir: string;
+    /** Named in the refusal: where the sandbox setting lives. */
+    readonly configFile: string;
+    readonly env: NodeJS.ProcessEnv;
+    readonly logger: Logger;
+  },
+): TeammateSandbox {
   const { mode, env } = options;
   const kind = sandboxFromEnv(env) ?? detectSandbox();
   if (kind.kind === 'none' && mode === 'required') {
