@@ -8,15 +8,15 @@ export interface StatePaths {
   readonly tasksDir: string;
   /** Finished tasks (completed, failed, cancelled), moved out of the folder claimers scan. */
   readonly doneDir: string;
-  /** What each finished task's status was when it was moved to doneDir, and which file that was (board/done-index.ts). */
+  /** What each finished task's status was when it was moved to doneDir, and which file that was (store/files/done-index.ts). */
   readonly doneIndex: string;
-  /** The owner index: `owners/<name>/<id>`, one empty file per task in progress (board/owner-index.ts). */
+  /** The owner index: `owners/<name>/<id>`, one empty file per task in progress (store/files/owner-index.ts). */
   readonly ownersDir: string;
   /** Lock target guarding id allocation and dependency edits across the whole board. */
   readonly boardLock: string;
   /** High-water mark of allocated task ids, so ids are never reused. */
   readonly taskCounter: string;
-  /** Revision tokens: `<id>.<rev>` created exclusively, one per task version (see board/revision-tokens.ts). */
+  /** Revision tokens: `<id>.<rev>` created exclusively, one per task version (see store/files/revision-tokens.ts). */
   readonly revisionsDir: string;
   readonly inboxDir: string;
   readonly cursorsDir: string;
@@ -27,13 +27,13 @@ export interface StatePaths {
   /** The goal teamd run handed the lead agent last: `{goalId, goal, startedAt, userOffset, leadOffset}` (lead/run-record.ts). */
   readonly runGoal: string;
   readonly daemonSocket: string;
-  /** Its mtime: when the daemon last looked at the board for ready work (board/look-marker.ts). */
+  /** Its mtime: when the daemon last looked at the board for ready work (store/files/look-marker.ts). */
   readonly boardLooked: string;
-  /** Signs protocol messages that grant something (inbox/protocol-key.ts). */
+  /** Signs protocol messages that grant something (store/protocol-key.ts). */
   readonly protocolKey: string;
   /** How far the daemon has read the mailboxes for plan and permission requests, and which wait (inbox/request-scan.ts). */
   readonly requestScan: string;
-  /** Where a live task is; a finished one is at `doneTaskFile`. Every reader looks in both (board/task-store.ts). */
+  /** Where a live task is; a finished one is at `doneTaskFile`. Every reader looks in both (store/files/task-store.ts). */
   readonly taskFile: (id: number) => string;
   readonly doneTaskFile: (id: number) => string;
   readonly ownerMarker: (name: string, id: number) => string;

@@ -43,7 +43,7 @@ export const taskSchema = z
     owner: z.nullable(nameSchema),
     blockedBy: z.array(taskIdSchema),
     claim: z.number().check(z.int(), z.nonnegative()),
-    /** Bumped by every write; the next one exists once (board/revision-tokens.ts). Files from before it read as 0. */
+    /** Bumped by every write; the next one exists once (store/files/revision-tokens.ts). Files from before it read as 0. */
     rev: z._default(z.number().check(z.int(), z.nonnegative()), 0),
     createdAt: isoTimestamp,
     updatedAt: isoTimestamp,

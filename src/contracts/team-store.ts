@@ -41,7 +41,7 @@ export type BellScope =
   | { readonly team: true; readonly done?: boolean };
 
 /**
- * `run/board-looked`, where the store keeps one (board/look-marker.ts): the daemon marks each look
+ * `run/board-looked`, where the store keeps one (store/files/look-marker.ts): the daemon marks each look
  * at the whole board, and an idle teammate's safety re-check skips its own scan while the mark
  * covers the board's last change.
  */

@@ -118,7 +118,7 @@ export class Daemon {
         roster,
         // Every change of the team's board and inboxes. Where the store keeps a mark of the daemon's
         // looks, the bell's default look every 5 s keeps it fresh, so idle teammates' safety
-        // re-checks skip their own scans of the board (board/look-marker.ts).
+        // re-checks skip their own scans of the board (store/files/look-marker.ts).
         openDoorbell: async () => teamBell({ team: true }, looks ? {} : { rescanMs: settings.recheckMs }),
         ...(looks ? { markLooked: (startedAt: number) => looks.mark(startedAt) } : {}),
         // The lead's inbox grows with the team's life; `teamd status` reads it only past this scan,

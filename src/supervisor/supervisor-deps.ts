@@ -23,7 +23,7 @@ export interface SupervisorDeps {
   readonly mailbox: MailStore;
   readonly roster: RosterStore;
   readonly openDoorbell: () => Promise<Bell>;
-  /** Records that a look at the whole board began at this time (board/look-marker.ts): teammates then skip their own re-check scans. */
+  /** Records that a look at the whole board began at this time (store/files/look-marker.ts): teammates then skip their own re-check scans. */
   readonly markLooked?: (startedAt: number) => void;
   /** Runs after each look for work (the daemon brings its scan of plan requests up to date: inbox/request-scan.ts). */
   readonly afterLook?: () => Promise<void>;

@@ -16,7 +16,7 @@ export interface WorkHandoutDeps {
   readonly launch: (name: string) => void;
   /** Rings a running teammate over IPC: ready work, `task` first. */
   readonly ring: (name: string, task: number) => void;
-  /** Records that a look at the whole board began at this time (board/look-marker.ts). */
+  /** Records that a look at the whole board began at this time (store/files/look-marker.ts). */
   readonly markLooked?: ((startedAt: number) => void) | undefined;
   readonly afterLook?: (() => Promise<void>) | undefined;
   readonly now: () => number;

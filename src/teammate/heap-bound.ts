@@ -22,7 +22,7 @@ export interface HeapBoundOptions {
  * Keeps a teammate's heap under its bound (the setting heapMaxBytes, 256 MiB by default): a leak
  * ends in a restart, not in the machine swapping. It is the teammate's own check because V8's
  * `--max-old-space-size` is read only from the command line, where any V8 flag costs every start
- * ~20 ms (boot/teammate-v8.ts). It looks once a second while the teammate works and once as it
+ * ~20 ms (platform/boot/teammate-v8.ts). It looks once a second while the teammate works and once as it
  * goes idle; an idle teammate allocates nothing and is not looked at. What it looks at is the heap
  * in use; past the bound it collects in full first, so only what is live counts.
  *

@@ -13,7 +13,7 @@ export interface TeammateHeapOptions {
   readonly stop: () => void;
   /** Ends the process now, with this code. */
   readonly exit: (code: number) => void;
-  /** V8's gc, as --expose-gc gives it (boot/teammate-v8.ts installs it); none: V8 decides alone. */
+  /** V8's gc, as --expose-gc gives it (platform/boot/teammate-v8.ts installs it); none: V8 decides alone. */
   readonly gc: unknown;
 }
 

@@ -55,7 +55,7 @@ export class InboxIntake {
       } else if (message.type === 'shutdown_request') {
         continue; // a signed one ends the teammate before injection; this one was forged (already logged)
       } else if (message.type === 'permission_response') {
-        continue; // read by the call that asked, while it waited (policy/permission-asker.ts)
+        continue; // read by the call that asked, while it waited (permissions/permission-asker.ts)
       } else if (message.from !== this.deps.name) {
         blocks.push({ type: 'text', text: messageDirective(message) });
       }

@@ -41,7 +41,7 @@ export async function openMcpServers(deps: McpWiring): Promise<McpServers | null
     import('../mcp/published-servers.js'),
   ]);
   const logged = new Map<string, number>();
-  // Node did not load NODE_EXTRA_CA_CERTS in this process (model/http/extra-ca.ts): servers over
+  // Node did not load NODE_EXTRA_CA_CERTS in this process (platform/http/extra-ca.ts): servers over
   // HTTPS go through the fetch that adds it, as the model calls do, with web stream bodies, which
   // their client pipes.
   const fetch = deps.extraCaFile ? createHttpClient({ extraCaFile: deps.extraCaFile, warn: (message) => logger.warn(message) }).webFetch : undefined;

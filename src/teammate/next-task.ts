@@ -8,7 +8,7 @@ export interface NextTaskDeps {
   readonly board: TaskBoard;
   readonly wakes: WakeTracker;
   readonly logger: Logger;
-  /** True while the daemon has looked at the board since it last changed (board/look-marker.ts). */
+  /** True while the daemon has looked at the board since it last changed (store/files/look-marker.ts). */
   readonly daemonCoversBoard?: (() => boolean) | undefined;
 }
 

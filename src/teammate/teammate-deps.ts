@@ -20,7 +20,7 @@ export interface TeammateDeps {
   readonly identity: Identity;
   readonly stateDir: string;
   readonly shell: ShellLauncher;
-  /** Whether a grant-type message carries the person's or the daemon's signature (inbox/protocol-key.ts). */
+  /** Whether a grant-type message carries the person's or the daemon's signature (store/protocol-key.ts). */
   readonly verifyGrant: (message: Message) => boolean;
   readonly logger: Logger;
   readonly board: TaskBoard;
@@ -52,7 +52,7 @@ export interface TeammateDeps {
   /** How long to wait out a model outage that outlasted the SDK's retries. */
   readonly backoff: BackoffPolicy;
   /**
-   * True while the daemon has looked at the board since it last changed (board/look-marker.ts):
+   * True while the daemon has looked at the board since it last changed (store/files/look-marker.ts):
    * a safety re-check then need not scan it, since every ready task was seen and rung for.
    */
   readonly daemonCoversBoard?: () => boolean;

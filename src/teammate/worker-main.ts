@@ -36,7 +36,7 @@ export interface WorkerProcess {
   readonly proc: NodeJS.Process;
   /** Called with the teammate's logger once it exists: the entry routes process-wide warnings into it. */
   readonly onLogger?: (logger: Logger) => void;
-  /** NODE_EXTRA_CA_CERTS that Node did not load at start (model/http/extra-ca.ts): the teammate's TLS adds it. */
+  /** NODE_EXTRA_CA_CERTS that Node did not load at start (platform/http/extra-ca.ts): the teammate's TLS adds it. */
   readonly extraCaFile?: string | null;
 }
 
@@ -128,7 +128,7 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
     logger,
     stop: () => runtime.stop(),
     exit: (code) => proc.exit(code),
-    // V8's gc, which the start file installs with the teammate's V8 flags (boot/teammate-v8.ts).
+    // V8's gc, which the start file installs with the teammate's V8 flags (platform/boot/teammate-v8.ts).
     gc: globalThis.gc,
   });
   const runtime = new TeammateRuntime({

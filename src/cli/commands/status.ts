@@ -45,7 +45,7 @@ export function statusCommand(io: Io): Command {
         needsYou.push(`host ${host.host} is lost (no heartbeat since ${host.heartbeatAt}): its teammates' tasks went back to the board`);
       let storeError: string | null = null;
       // An unreachable store is reported like everything else: the rest of the status is still shown.
-      // Counted, not listed: thousands of finished tasks are not read one by one (board/board-counts.ts).
+      // Counted, not listed: thousands of finished tasks are not read one by one (store/files/board-counts.ts).
       const counted = await board.counts(FAILED_SHOWN).catch((error: unknown): BoardCounts => {
         if (!isTeamdError(error, 'STORE_UNAVAILABLE')) throw error;
         storeError = error.message;

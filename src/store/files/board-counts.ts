@@ -9,7 +9,7 @@ import type { CorruptTask, BoardCounts } from '../../contracts/board-types.js';
 /**
  * The file store's counts. Live tasks (the folder claimers scan: few) are read as a listing reads
  * them. A finished task whose file is still the version the done index recorded
- * (board/done-index.ts) is counted from the index, with a stat and no read; any other is read.
+ * (store/files/done-index.ts) is counted from the index, with a stat and no read; any other is read.
  * Failed tasks are read only for the ones shown. The same counts as a listing of the same files.
  */
 export function countFileBoard(store: TaskStore, paths: StatePaths, failedShown: number): BoardCounts {

@@ -20,7 +20,7 @@ export interface ReconcileDeps {
  * Brings the files in line with the layout after a crash or an upgrade: a finished task still in
  * the live folder moves to done/, a task left in both folders keeps its newer copy, and every task
  * in progress has its owner index entry. Reads only the live folder; each fix is made under the
- * task's lock. The done index is compacted when it has grown (board/done-index.ts; only then are
+ * task's lock. The done index is compacted when it has grown (store/files/done-index.ts; only then are
  * done/'s names listed). The daemon runs it at start, before any teammate.
  */
 export async function reconcileBoard({ paths, store, owners, locker, logger }: ReconcileDeps): Promise<{ moved: number; indexed: number }> {

@@ -37,7 +37,7 @@ const summary = (counted: ReturnType<typeof countListing>) => ({
   held: counted.held,
 });
 
-describe('the board counted for teamd status, with the done index (board/done-index.ts)', () => {
+describe('the board counted for teamd status, with the done index (store/files/done-index.ts)', () => {
   it('gives what a listing gives, and reads no finished task but the failed ones it shows', async () => {
     const { board, paths } = await mixedBoard();
     const counted = board.counts(5);
