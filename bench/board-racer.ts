@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { Board } from '../src/store/files/board.js';
 import { FileLocker } from '../src/fs/file-lock.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/log/logger.js';
 import { statePaths, TASK_FILE_PATTERN, type StatePaths } from '../src/paths.js';
 import { awaitGo } from './child.js';
 

@@ -8,7 +8,7 @@ import { ScheduleStore } from '../src/cron/schedule-store.js';
 import { readLiveDaemon } from '../src/proc/pid-file.js';
 import { FileLocker } from '../src/fs/file-lock.js';
 import { readInboxFrom } from '../src/store/files/inbox-file.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/log/logger.js';
 import { statePaths, type StatePaths } from '../src/paths.js';
 import { cpuSeconds } from './proc.js';
 import { formatMs, percentile, table } from './stats.js';

@@ -4,7 +4,7 @@
 // Usage: mailbox-consumer.js <stateDir> <name> <total> <watch|poll:ms>
 import { setTimeout as delay } from 'node:timers/promises';
 import { InboxConsumer } from '../src/store/files/consumer.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/log/logger.js';
 import { statePaths } from '../src/paths.js';
 import { Doorbell } from '../src/watch/doorbell.js';
 import { awaitGo, epochMs } from './child.js';

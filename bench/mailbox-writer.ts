@@ -5,7 +5,7 @@
 // Usage: mailbox-writer.js <stateDir> <from> <to> <mode> ...
 import { setTimeout as delay } from 'node:timers/promises';
 import { Mailbox } from '../src/store/files/mailbox.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/log/logger.js';
 import { statePaths } from '../src/paths.js';
 import { awaitGo, epochMs } from './child.js';
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Board } from '../src/store/files/board.js';
 import type { Task } from '../src/contracts/task.js';
 import { FileLocker } from '../src/fs/file-lock.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/log/logger.js';
 import type { ScriptStep } from '../src/model/offline/script.js';
 import { statePaths, type StatePaths } from '../src/paths.js';
 import { readConfig } from '../src/roster/roster.js';

@@ -12,7 +12,7 @@ import { isAlive, readLiveDaemon } from '../src/proc/pid-file.js';
 import { FileLocker } from '../src/fs/file-lock.js';
 import { Mailbox } from '../src/store/files/mailbox.js';
 import { readRequestScan } from '../src/inbox/request-scan.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/log/logger.js';
 import { statePaths, type StatePaths } from '../src/paths.js';
 import { inotifyUseOf, readInotifyLimits } from '../src/proc/inotify.js';
 import { readConfig } from '../src/roster/roster.js';

@@ -3,7 +3,7 @@
 //   read: prints one "got <latency ms>" line per message to `sink` as it is woken for it (files: its
 //         inbox watch, as a teammate's; postgres: LISTEN), until a message says "end"; reports {}
 // Usage: store-child.js <files|postgres-url> <stateDir> <team> <claim <owner> | read>
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/log/logger.js';
 import { statePaths } from '../src/paths.js';
 import { openStore } from '../src/store/open/open-store.js';
 import { parseStore } from '../src/store/store-setting.js';

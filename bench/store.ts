@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import readline from 'node:readline';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/log/logger.js';
 import { statePaths } from '../src/paths.js';
 import { openStore } from '../src/store/open/open-store.js';
 import { type TeamStore } from '../src/contracts/team-store.js';

@@ -9,7 +9,7 @@ import { Board } from '../src/store/files/board.js';
 import type { Task } from '../src/contracts/task.js';
 import { requestDaemon } from '../src/daemon/control-client.js';
 import { FileLocker } from '../src/fs/file-lock.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/log/logger.js';
 import { statePaths, type StatePaths } from '../src/paths.js';
 import { readConfig } from '../src/roster/roster.js';
 import { formatMs, percentile, table } from './stats.js';

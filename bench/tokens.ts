@@ -7,7 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Board } from '../src/store/files/board.js';
 import { FileLocker } from '../src/fs/file-lock.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/log/logger.js';
 import { OfflineModelServer } from '../src/model/offline/server.js';
 import { OfflineScript } from '../src/model/offline/script.js';
 import { statePaths } from '../src/paths.js';

@@ -9,7 +9,7 @@ import { Board } from '../../src/store/files/board.js';
 import { readLiveDaemon } from '../../src/proc/pid-file.js';
 import { FileLocker } from '../../src/fs/file-lock.js';
 import { Mailbox } from '../../src/store/files/mailbox.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { statePaths } from '../../src/paths.js';
 import { readConfig } from '../../src/roster/roster.js';
 import { claimsByTask, halfWrittenFiles, handledIds, leftoverProcesses, members, sentTo, type Verdict } from './checks.js';

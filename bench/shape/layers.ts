@@ -10,7 +10,7 @@ export const FLOORS: readonly { readonly name: string; readonly paths: readonly 
   { name: 'errors', paths: ['src/errors.ts'] },
   { name: 'contracts', paths: ['src/contracts/'] },
   { name: 'platform', paths: ['src/platform/'] },
-  { name: 'base', paths: ['src/logger.ts', 'src/silent-logger.ts', 'src/paths.ts', 'src/text.ts', 'src/fs/', 'src/proc/', 'src/watch/'] },
+  { name: 'base', paths: ['src/log/', 'src/paths.ts', 'src/text.ts', 'src/fs/', 'src/proc/', 'src/watch/'] },
   { name: 'domain', paths: ['src/domain/'] },
   { name: 'records', paths: ['src/roster/', 'src/worktree/', 'src/logs/', 'src/memory/', 'src/skills/', 'src/jobs/', 'src/cron/'] },
   { name: 'stores', paths: ['src/store/'] },

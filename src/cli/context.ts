@@ -1,6 +1,6 @@
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
-import { silentLogger, type Logger } from '../silent-logger.js';
+import { silentLogger, type Logger } from '../log/silent-logger.js';
 import { resolveStateDir, statePaths, type StatePaths } from '../paths.js';
 import { readConfig } from '../roster/roster.js';
 import type { MailStore } from '../contracts/mail-store.js';
@@ -52,7 +52,7 @@ export async function openContext(io: Io, dir: string | undefined, use: FolderUs
 export async function openLocal(io: Io, dir: string | undefined, use: FolderUse): Promise<Pick<CommandContext, 'paths' | 'logger' | 'locker'>> {
   const paths = stateFolderFor(io, dir, use);
   const logger =
-    use === 'write' ? (await import('../logger.js')).createLogger({ destination: paths.logFile('cli'), bindings: { component: 'cli' } }) : silentLogger;
+    use === 'write' ? (await import('../log/logger.js')).createLogger({ destination: paths.logFile('cli'), bindings: { component: 'cli' } }) : silentLogger;
   return { paths, logger, locker: new FileLocker({ logger }) };
 }
 

@@ -1,7 +1,7 @@
 import type { TaskBoard } from '../contracts/task-board.js';
 import { MAX_SUBJECT_CHARS } from '../contracts/task.js';
 import type { MailStore } from '../contracts/mail-store.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { LEAD, type Member } from '../contracts/roster.js';
 import type { CronJob } from '../contracts/cron-job.js';
 import type { Firing } from './scheduler.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { dueRuns, nextRun } from './cron-job.js';
 import { type CronJob } from '../contracts/cron-job.js';
 import type { ScheduleStore } from './schedule-store.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { TeamdError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { controlRequestSchema, MAX_CONTROL_LINE_BYTES, type ControlRequest, type ControlResponse } from '../contracts/control-protocol.js';
 
 export type ControlHandler = (request: ControlRequest) => Promise<unknown>;

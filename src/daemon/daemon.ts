@@ -6,7 +6,7 @@ import { FileLocker } from '../fs/file-lock.js';
 import { openStore } from '../store/open/open-store.js';
 import { type TeamStore } from '../contracts/team-store.js';
 import { describeStore, storeSetting } from '../store/store-setting.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { StatePaths } from '../paths.js';
 import { RosterStore } from '../roster/roster-store.js';
 import type { RestartPolicy } from '../supervisor/restart-policy.js';

@@ -1,5 +1,5 @@
 import { isTeamdError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { HostAnswer, HostRegistry, HostRequest } from '../contracts/host-registry.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { StatePaths } from '../paths.js';
 import type { RosterStore } from '../roster/roster-store.js';
 import { OfflineModelServer } from '../model/offline/server.js';

@@ -1,5 +1,5 @@
 import { TeamdError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { describeSandbox, detectSandbox, type SandboxKind, type SandboxMode } from '../sandbox/sandbox.js';
 import type { SandboxReport } from '../proc/pid-file.js';
 

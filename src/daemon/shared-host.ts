@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { MailStore } from '../contracts/mail-store.js';
 import type { Member } from '../contracts/roster.js';
 import type { TeamStore } from '../contracts/team-store.js';

@@ -8,7 +8,7 @@ import type { PidInfo } from '../proc/pid-file.js';
 import { FileLocker } from '../fs/file-lock.js';
 import { readInboxFrom } from '../store/files/inbox-file.js';
 import { Mailbox } from '../store/files/mailbox.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { statePaths, type StatePaths } from '../paths.js';
 import { readConfig } from '../roster/roster.js';
 import { LEAD } from '../contracts/roster.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import lockfile from 'proper-lockfile';
 import { errorWithCode, TeamdError, isNodeError } from '../errors.js';
-import type { Logger } from '../silent-logger.js';
+import type { Logger } from '../contracts/logger.js';
 import { isoTime } from '../platform/iso-time.js';
 
 export interface LockTimings {

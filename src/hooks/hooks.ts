@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { HookEvent, HookGroup } from '../settings/settings.js';
 
 /** The teammate hooks run for: what their payloads and environment say of it. */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { writeFileWholeSync } from '../fs/atomic-write.js';
 import { readBoundedText } from '../fs/read-text.js';
 import { statIfAny } from '../fs/stat-if-any.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { nameSchema } from '../contracts/names.js';
 import type { StatePaths } from '../paths.js';
 import { LEAD } from '../contracts/roster.js';

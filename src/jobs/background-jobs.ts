@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { TeamdError } from '../errors.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { readSliceAndClose } from '../fs/read-text.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { isSameProcessAlive, processStartTime } from '../proc/process-identity.js';
 import type { ShellLauncher } from '../contracts/tool.js';
 import { jobNumber, outputFile, outputTail, pruneFinishedJobs, readJobRecords, writeJobRecord } from './job-record.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { ServerConfig } from './mcp-config.js';
 import { McpConnection } from './mcp-connection.js';
 import { apiToolName } from './mcp-tool.js';

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { ServerConfig } from './mcp-config.js';
 import type { ServerProcess } from './server-process.js';
 

@@ -1,5 +1,5 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { connectMcpTool } from '../tools/mcp-connect-tool.js';
 import { toolError, type Tool, type ToolResult, type ToolSource } from '../contracts/tool.js';
 import type { ServerConfig } from './mcp-config.js';

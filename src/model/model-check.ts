@@ -1,5 +1,5 @@
 import { TeamdError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { DEFAULT_REAL_MODEL, OFFLINE_MODEL } from './model-catalog.js';
 import { sdkLogger } from './sdk-logger.js';
 

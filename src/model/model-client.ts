@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { ChatMessage, ContentBlock, ModelClient, ModelRequest, ModelResponse } from '../contracts/model.js';
 import { classifySdkError, ModelError, retryAfterMs } from './model-errors.js';
 import { TEAMMATE_HEADER } from '../contracts/offline-model.js';

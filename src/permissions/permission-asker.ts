@@ -1,6 +1,6 @@
 import type { MailStore } from '../contracts/mail-store.js';
 import type { Message } from '../contracts/message.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { StatePaths } from '../paths.js';
 import { LEAD } from '../contracts/roster.js';
 import { boundedInput } from '../text.js';

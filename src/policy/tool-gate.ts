@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { ToolResult, GateVerdict, ToolGate } from '../contracts/tool.js';
 import { decide, type Decision } from '../permissions/permissions.js';
 import { hookPayload, runHooks, type HookEnvironment, type HookPayload } from '../hooks/hooks.js';

@@ -4,7 +4,7 @@ import { TeamdError } from '../errors.js';
 import { isAlive, processArgv, processStartTime } from './process-identity.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import type { FileLocker } from '../fs/file-lock.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { StatePaths } from '../paths.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { readTextIfExists } from '../fs/read-text.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { readConfig } from './roster.js';
 import { type TeamConfig } from '../contracts/roster.js';
 

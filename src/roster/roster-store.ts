@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { errorWithCode, isTeamdError, TeamdError } from '../errors.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { StatePaths } from '../paths.js';
 import { readConfig } from './roster.js';
 import { configSchema, type Member, type TeamConfig } from '../contracts/roster.js';

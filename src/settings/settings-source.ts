@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { combineSettings, DEFAULT_SETTINGS, readSettingsFile, type Settings } from './settings.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { StatePaths } from '../paths.js';
 
 /** What opening a store needs besides its setting (open-store.ts, and each store's own opener). */

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { Doorbell } from '../watch/doorbell.js';
 import type { Bell, BellScope, TeamStore } from '../contracts/team-store.js';
 import type { StatePaths } from '../paths.js';

@@ -1,5 +1,5 @@
 import { sweepDeadTempFiles } from '../fs/atomic-write.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { stateFolders, type StatePaths } from '../paths.js';
 import { isAlive } from '../proc/process-identity.js';
 import { killLeftovers, killLeftoversOfStateDir, spawnMarker } from './leftovers.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { StatePaths } from '../paths.js';
 import { LEAD } from '../contracts/roster.js';
 import type { RosterStore } from '../roster/roster-store.js';

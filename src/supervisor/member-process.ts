@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import readline from 'node:readline';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { workerMessageSchema, type DaemonMessage, type WorkerMessage } from '../contracts/ipc-protocol.js';
 
 export interface ForkOptions {

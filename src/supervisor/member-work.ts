@@ -1,6 +1,6 @@
 import type { MailStore } from '../contracts/mail-store.js';
 import type { TaskBoard } from '../contracts/task-board.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { Member } from '../contracts/roster.js';
 import type { WakeInput } from './wake-policy.js';
 

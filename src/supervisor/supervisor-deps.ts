@@ -1,6 +1,6 @@
 import type { TaskBoard } from '../contracts/task-board.js';
 import type { MailStore } from '../contracts/mail-store.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { StatePaths } from '../paths.js';
 import type { RosterStore } from '../roster/roster-store.js';
 import type { Bell } from '../contracts/team-store.js';

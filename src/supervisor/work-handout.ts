@@ -1,5 +1,5 @@
 import type { TaskBoard } from '../contracts/task-board.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { RosterStore } from '../roster/roster-store.js';
 import type { MemberWork } from './member-work.js';
 import { chooseWakeUps } from './wake-policy.js';

@@ -1,5 +1,5 @@
 import type { AgentEvent } from '../agent/loop.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { boundedInput, headAndTail } from '../text.js';
 
 /**

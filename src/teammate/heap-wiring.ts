@@ -1,5 +1,5 @@
 import v8 from 'node:v8';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { HEAP_EXIT_CODE } from '../supervisor/restart-policy.js';
 import { HeapBound } from './heap-bound.js';
 import { HeapTrim, type Collector } from './heap-trim.js';

@@ -2,7 +2,7 @@ import { appendUser } from '../agent/conversation.js';
 import { messageDirective } from '../contracts/directives.js';
 import type { InboxReader } from '../contracts/mail-store.js';
 import type { Message } from '../contracts/message.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { PlanGate } from './plan-gate.js';
 import type { Session } from './session-store.js';
 

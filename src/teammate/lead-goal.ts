@@ -3,7 +3,7 @@ import { stalledDirective } from '../contracts/directives.js';
 import type { ChatMessage } from '../contracts/model.js';
 import { goalTasks, settled } from '../lead/goal-tasks.js';
 import { isFinalReportOf, readRunRecord } from '../lead/run-record.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { describeModelError } from '../model/model-errors.js';
 import type { StatePaths } from '../paths.js';
 import { LEAD, USER, type Member, type MemberStatus } from '../contracts/roster.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { readMcpConfig, serversFor } from '../mcp/mcp-config.js';
 import type { McpServers } from '../mcp/mcp-servers.js';
 import type { LaunchDeps } from '../mcp/server-launch.js';

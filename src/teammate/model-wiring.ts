@@ -1,5 +1,5 @@
 import { TeamdError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { ModelClient } from '../contracts/model.js';
 import { OFFLINE_KEY_ENV, OFFLINE_URL_ENV } from '../contracts/offline-model.js';
 import { createAnthropicClient } from '../model/model-client.js';

@@ -1,6 +1,6 @@
 import type { TaskBoard } from '../contracts/task-board.js';
 import type { Task } from '../contracts/task.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { WakeTracker } from './wake-tracker.js';
 
 export interface NextTaskDeps {

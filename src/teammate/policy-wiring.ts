@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { MailStore } from '../contracts/mail-store.js';
 import type { Message } from '../contracts/message.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { StatePaths } from '../paths.js';
 import { PermissionAsker } from '../permissions/permission-asker.js';
 import { SettingsSource } from '../settings/settings-source.js';

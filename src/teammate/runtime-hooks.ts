@@ -1,5 +1,5 @@
 import { appendUser } from '../agent/conversation.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { EventHooks } from '../hooks/event-hooks.js';
 import type { ToolEffect } from '../contracts/tool.js';
 import type { Session } from './session-store.js';

@@ -1,5 +1,5 @@
 import { TeamdError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { ShellLauncher } from '../contracts/tool.js';
 import { describeSandbox, detectSandbox, sandboxFromEnv, secretPlaces, wrapServer, type SandboxLayout, type WrappedCommand } from '../sandbox/sandbox.js';
 import { createShellLauncher, type ShellLauncherOptions } from '../sandbox/shell-launcher.js';

@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { isCommitted } from '../errors.js';
 import { appendRecordSync } from '../fs/append-record.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { ChatMessage, Usage } from '../contracts/model.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { readTextIfExists } from '../fs/read-text.js';

@@ -1,7 +1,7 @@
 import type { TaskBoard } from '../contracts/task-board.js';
 import type { Task } from '../contracts/task.js';
 import type { MailStore } from '../contracts/mail-store.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { describeModelError } from '../model/model-client.js';
 
 /** What a teammate does to the board and tells the lead (the lead agent: the person) when a unit of work ends a certain way. */

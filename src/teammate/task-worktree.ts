@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { TaskBoard } from '../contracts/task-board.js';
 import type { Task } from '../contracts/task.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { StatePaths } from '../paths.js';
 import { commitWorktree, ensureWorktree, recordWorktreeEvent } from '../worktree/worktrees.js';
 

@@ -4,7 +4,7 @@ import type { InboxReader, MailStore } from '../contracts/mail-store.js';
 import type { TaskBoard } from '../contracts/task-board.js';
 import type { Message } from '../contracts/message.js';
 import type { BackgroundJobs } from '../jobs/background-jobs.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { ModelClient } from '../contracts/model.js';
 import type { LeadPowers, ShellLauncher, Tool, ToolContext, ToolResult, ToolSource } from '../contracts/tool.js';
 import type { Bell } from '../contracts/team-store.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 
 /** Hints kept from the daemon's bells: the latest few ready tasks it named. */
 const MAX_HINTS = 8;

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Identity } from '../agent/system-prompt.js';
 import { LEAD, LEAD_ROLE, type Member } from '../contracts/roster.js';
 import type { Tool } from '../contracts/tool.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { ALL_TOOLS, LEAD_TOOLS } from '../tools/registry.js';
 import { repairConversation } from '../agent/conversation.js';
 import type { Session, SessionStore } from './session-store.js';

@@ -4,7 +4,7 @@ import { FileLocker } from '../fs/file-lock.js';
 import { openStore } from '../store/open/open-store.js';
 import { storeSetting } from '../store/store-setting.js';
 import { ProtocolKey } from '../store/protocol-key.js';
-import { createLogger, type Logger } from '../logger.js';
+import { createLogger, type Logger } from '../log/logger.js';
 import { statePaths } from '../paths.js';
 import { readConfig } from '../roster/roster.js';
 import { LastGoodRoster } from '../roster/last-good-roster.js';

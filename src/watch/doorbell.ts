@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FSWatcher } from 'chokidar';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { touchRegular } from '../fs/open-regular.js';
 

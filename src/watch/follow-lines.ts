@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import { Doorbell } from './doorbell.js';
 import { openRegular } from '../fs/open-regular.js';
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../log/logger.js';
 import type { StatePaths } from '../paths.js';
 import { git, repoRoot } from './git.js';
 import { gitWorktrees, recordWorktreeEvent } from './worktrees.js';

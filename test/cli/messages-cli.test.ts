@@ -72,7 +72,7 @@ describe('teamd send / broadcast / inbox (real CLI)', () => {
     const dir = team();
     await runTeamd(['send', 'alice', 'old', '--dir', dir]);
     const { InboxConsumer } = await import('../../src/store/files/consumer.js');
-    const { createLogger } = await import('../../src/logger.js');
+    const { createLogger } = await import('../../src/log/logger.js');
     const { statePaths } = await import('../../src/paths.js');
     const consumer = new InboxConsumer({ paths: statePaths(dir), name: 'alice', logger: createLogger() });
     consumer.commit(consumer.read());

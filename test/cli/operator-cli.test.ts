@@ -6,7 +6,7 @@ import { runTeamd, TEAMD_BIN } from '../helpers/processes.js';
 import { writeRoster } from '../helpers/team.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { Mailbox } from '../../src/store/files/mailbox.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { statePaths } from '../../src/paths.js';
 
 function team(): string {

@@ -6,7 +6,7 @@ import { type CronJob } from '../../src/contracts/cron-job.js';
 import { ScheduleStore } from '../../src/cron/schedule-store.js';
 import { Scheduler, type Firing } from '../../src/cron/scheduler.js';
 import { FileLocker } from '../../src/fs/file-lock.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { statePaths } from '../../src/paths.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 

@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ControlServer } from '../../src/daemon/control-server.js';
-import { silentLogger, type Logger } from '../../src/silent-logger.js';
+import { silentLogger, type Logger } from '../../src/log/silent-logger.js';
 import { waitFor } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 

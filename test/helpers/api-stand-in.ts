@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { OfflineModelServer } from '../../src/model/offline/server.js';
 import { OfflineScript, type ScriptStep } from '../../src/model/offline/script.js';
 import { openBoard } from './board.js';

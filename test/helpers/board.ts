@@ -5,7 +5,7 @@ import { fileTaskBoard } from '../../src/store/files/file-task-board.js';
 import type { MailStore } from '../../src/contracts/mail-store.js';
 import type { TaskBoard } from '../../src/contracts/task-board.js';
 import { FileLocker, type LockTimings } from '../../src/fs/file-lock.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { statePaths, type StatePaths } from '../../src/paths.js';
 
 /** The same board behind the store interface (what teammates, tools and commands are given). */

@@ -6,7 +6,7 @@ import { Board } from '../../src/store/files/board.js';
 import { FileLocker } from '../../src/fs/file-lock.js';
 import { Mailbox } from '../../src/store/files/mailbox.js';
 import { ProtocolKey } from '../../src/store/protocol-key.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { fileTaskBoard } from '../../src/store/files/file-task-board.js';
 import { fileMailStore } from '../../src/store/files/file-mail-store.js';
 import type { MailStore } from '../../src/contracts/mail-store.js';

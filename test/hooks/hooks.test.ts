@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runHooks, type HookPayload } from '../../src/hooks/hooks.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import type { HookGroup } from '../../src/settings/settings.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { BackgroundJobs, DEFAULT_JOB_LIMITS, type JobLimits } from '../../src/jobs/background-jobs.js';
 import { readJobRecords, writeJobRecord } from '../../src/jobs/job-record.js';
 import { listJobs } from '../../src/jobs/job-listing.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { isAlive } from '../../src/proc/process-identity.js';
 import { statePaths } from '../../src/paths.js';
 import { detectSandbox } from '../../src/sandbox/sandbox.js';

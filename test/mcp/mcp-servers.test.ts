@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import type { ServerConfig } from '../../src/mcp/mcp-config.js';
 import { MAX_TOOLS_PER_SERVER, McpServers, type ServerView } from '../../src/mcp/mcp-servers.js';
 import { openServer } from '../../src/mcp/server-launch.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileLocker } from '../../src/fs/file-lock.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { MEMORY_PROMPT_CHARS, MemoryStore } from '../../src/memory/memory-store.js';
 import { statePaths } from '../../src/paths.js';
 import { makeTempDir } from '../helpers/temp-dir.js';

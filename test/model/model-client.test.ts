@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { createAnthropicClient, ModelError } from '../../src/model/model-client.js';
 import { type ModelRequest } from '../../src/contracts/model.js';
 import { failureClass } from '../../src/model/model-errors.js';

@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { OfflineModelServer } from '../../src/model/offline/server.js';
 import { OfflineScript } from '../../src/model/offline/script.js';
 import { makeTempDir } from '../helpers/temp-dir.js';

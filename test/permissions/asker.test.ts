@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readInboxFrom } from '../../src/store/files/inbox-file.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { PermissionAsker } from '../../src/permissions/permission-asker.js';
 import { runTeamd } from '../helpers/processes.js';
 import { writeRoster } from '../helpers/team.js';

@@ -10,7 +10,7 @@ import { writeRoster } from '../helpers/team.js';
 import { readInboxFrom } from '../../src/store/files/inbox-file.js';
 import { Mailbox } from '../../src/store/files/mailbox.js';
 import { readRequestScan } from '../../src/inbox/request-scan.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { statePaths } from '../../src/paths.js';
 
 const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { statePaths } from '../../src/paths.js';
 import { readConfig } from '../../src/roster/roster.js';
 import { openStore } from '../../src/store/open/open-store.js';

@@ -6,7 +6,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { statePaths } from '../../src/paths.js';
 import { readConfig } from '../../src/roster/roster.js';
 import { isAlive, readLiveDaemon } from '../../src/proc/pid-file.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { PgBoard } from '../../src/store/postgres/pg-board.js';
 import { migrate } from '../../src/store/postgres/schema.js';
 import { startDaemon } from '../helpers/daemon.js';

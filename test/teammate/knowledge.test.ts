@@ -177,7 +177,7 @@ describe("the teammate's toolkit", () => {
       const { MemoryStore } = await import(${JSON.stringify(path.join(REPO_ROOT, 'dist/src/memory/memory-store.js'))});
       const { FileLocker } = await import(${JSON.stringify(path.join(REPO_ROOT, 'dist/src/fs/file-lock.js'))});
       const { statePaths } = await import(${JSON.stringify(path.join(REPO_ROOT, 'dist/src/paths.js'))});
-      const { createLogger } = await import(${JSON.stringify(path.join(REPO_ROOT, 'dist/src/logger.js'))});
+      const { createLogger } = await import(${JSON.stringify(path.join(REPO_ROOT, 'dist/src/log/logger.js'))});
       const store = new MemoryStore(statePaths(process.argv[1]), new FileLocker({ logger: createLogger({ level: 'silent' }) }));
       for (let i = 0; i < 40; i++) await store.remember('team', process.argv[2], process.argv[2] + ' fact ' + i);
     `;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { Mailbox } from '../../src/store/files/mailbox.js';
 import { openMailStore } from '../helpers/board.js';
 import { readInboxFrom } from '../../src/store/files/inbox-file.js';

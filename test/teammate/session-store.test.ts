@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import type { ChatMessage } from '../../src/contracts/model.js';
 import { emptySession, SessionStore, type Session } from '../../src/teammate/session-store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InboxConsumer } from '../../src/store/files/consumer.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { Doorbell } from '../../src/watch/doorbell.js';
 import { collectOutput, startFixture } from '../helpers/processes.js';
 import { writeRoster } from '../helpers/team.js';

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { Daemon } from '../../daemon/daemon.js';
 import { ensurePrivateDir } from '../../fs/private-dir.js';
 import { readLiveDaemon, runsUnsandboxed } from '../../proc/pid-file.js';
-import { createLogger } from '../../logger.js';
+import { createLogger } from '../../log/logger.js';
 import { DEFAULT_ROTATION, type Rotation } from '../../fs/rotating-file.js';
 import { formatLogLine } from '../log-format.js';
 import { inotifyWarning } from '../../proc/inotify.js';

@@ -7,7 +7,7 @@ import { leadDemoGoal, prepareLeadDemo } from '../../demo/lead-demo.js';
 import { openContext } from '../context.js';
 import { follow, handOver } from './run.js';
 import { TeamdError } from '../../errors.js';
-import { createLogger } from '../../logger.js';
+import { createLogger } from '../../log/logger.js';
 import { startDetachedDaemon, stopDaemonAndWait } from '../daemon-process.js';
 import { printJson, type Io } from '../output.js';
 import { runsUnsandboxed, type PidInfo } from '../../proc/pid-file.js';

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { TeamdError } from '../../errors.js';
 import { readLiveDaemon } from '../../proc/pid-file.js';
-import { createLogger } from '../../logger.js';
+import { createLogger } from '../../log/logger.js';
 import { checkServers } from '../../mcp/mcp-check.js';
 import { readMcpConfig, serversFor, type ServerConfig } from '../../mcp/mcp-config.js';
 import { readPublishedServers } from '../../mcp/published-servers.js';

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { isTeamdError, TeamdError } from '../../errors.js';
-import { createLogger } from '../../logger.js';
+import { createLogger } from '../../log/logger.js';
 import { describeStore, parseStore, sameStore, sharedStoreUrl, startFlagsFor, storeSetting } from '../../store/store-setting.js';
 import { openDump } from '../../store/open/open-dump.js';
 import { type StoreSetting } from '../../contracts/team-store.js';

@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as z from 'zod';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import { TEAMMATE_HEADER } from '../../contracts/offline-model.js';
 import { servedModel } from '../model-catalog.js';
 import { decideOffline } from './policy.js';

@@ -25,18 +25,18 @@ const FOR_NODE = { platform: 'node', target: 'node20', minifyWhitespace: true, m
 async function main(): Promise<void> {
   fs.rmSync(OUT, { recursive: true, force: true });
   await bundleStarts();
-  await bundleSplit('src/cli/entry.js', 'cli');
+  await bundleSplit('src/cli/start/entry.js', 'cli');
   await bundleSplit('workers/teammate.js', 'teammate');
 }
 
 /**
  * The start files bin/teamd and the daemon run (cli-start.cjs, teammate-start.cjs): each one
- * file, which runs its bundle with V8's code cache (src/cli/cli-start.ts, src/platform/boot/teammate-start.ts).
+ * file, which runs its bundle with V8's code cache (src/cli/start/cli-start.ts, src/platform/boot/teammate-start.ts).
  */
 async function bundleStarts(): Promise<void> {
   const built = await build({
     ...FOR_NODE,
-    entryPoints: [path.join(DIST, 'src/cli/cli-start.js'), path.join(DIST, 'src/platform/boot/teammate-start.js')],
+    entryPoints: [path.join(DIST, 'src/cli/start/cli-start.js'), path.join(DIST, 'src/platform/boot/teammate-start.js')],
     bundle: true,
     format: 'esm',
     outdir: OUT,

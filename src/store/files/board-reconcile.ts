@@ -2,7 +2,7 @@ import { TeamdError } from '../../errors.js';
 import { statIfAny } from '../../fs/stat-if-any.js';
 import { sameVersion } from './done-index.js';
 import type { FileLocker } from '../../fs/file-lock.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { StatePaths } from '../../paths.js';
 import type { OwnerIndex } from './owner-index.js';
 import { isTerminal } from '../../contracts/task.js';

@@ -1,7 +1,7 @@
 import { TeamdError } from '../../errors.js';
 import type { FileLocker, LockHandle } from '../../fs/file-lock.js';
 import { TaskWriter } from './task-writer.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import { parseName } from '../../contracts/names.js';
 import type { StatePaths } from '../../paths.js';
 import { assessReadiness, findCycle, type StatusLookup } from '../../domain/readiness.js';

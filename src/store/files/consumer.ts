@@ -1,4 +1,4 @@
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { StatePaths } from '../../paths.js';
 import { CursorStore } from './cursor.js';
 import { type Cursor } from '../../contracts/cursor.js';

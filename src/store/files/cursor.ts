@@ -1,6 +1,6 @@
 import { writeFileAtomicSync } from '../../fs/atomic-write.js';
 import { readBoundedText } from '../../fs/read-text.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import { isoTime } from '../../platform/iso-time.js';
 import type { Cursor } from '../../contracts/cursor.js';
 import { START_CURSOR, cursorSchema } from '../../contracts/cursor.js';

@@ -10,7 +10,7 @@ import { CursorStore } from './cursor.js';
 import { readInboxFrom } from './inbox-file.js';
 import { serializeMessage } from '../../contracts/message.js';
 import { readKeyHex } from '../protocol-key.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { StatePaths } from '../../paths.js';
 import { readConfig } from '../../roster/roster.js';
 import { configSchema } from '../../contracts/roster.js';

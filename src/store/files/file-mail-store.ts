@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Message } from '../../contracts/message.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { StatePaths } from '../../paths.js';
 import { InboxConsumer } from './consumer.js';
 import { CursorStore } from './cursor.js';

@@ -1,7 +1,7 @@
 import { errorWithCode, TeamdError } from '../../errors.js';
 import { writeFileAtomicSync } from '../../fs/atomic-write.js';
 import { readTextIfExists } from '../../fs/read-text.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { StatePaths } from '../../paths.js';
 import type { RevisionTokens } from './revision-tokens.js';
 import type { TaskStore } from './task-store.js';

@@ -1,6 +1,6 @@
 import { TeamdError } from '../../errors.js';
 import { appendRecordSync } from '../../fs/append-record.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import { parseName } from '../../contracts/names.js';
 import { ProtocolKey } from '../protocol-key.js';
 import type { StatePaths } from '../../paths.js';

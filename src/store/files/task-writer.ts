@@ -1,6 +1,6 @@
 import { isCommitted, TeamdError } from '../../errors.js';
 import type { FileLocker, LockHandle } from '../../fs/file-lock.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { StatePaths } from '../../paths.js';
 import type { OwnerIndex } from './owner-index.js';
 import type { ReadyScanner } from './ready-scanner.js';

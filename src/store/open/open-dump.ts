@@ -1,4 +1,4 @@
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import type { StatePaths } from '../../paths.js';
 import type { StoreSetting } from '../../contracts/team-store.js';
 import type { DumpableStore } from '../team-dump.js';

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { TeamdError } from '../../errors.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import { parseName } from '../../contracts/names.js';
 import { assessReadiness, findCycle } from '../../domain/readiness.js';
 import { MAX_RESULT_CHARS, newTask, type Task, type TaskWorktree } from '../../contracts/task.js';

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import type { HostAnswer, HostRegistry, HostRequest, HostView, Reclaimed } from '../../contracts/host-registry.js';

@@ -1,5 +1,5 @@
 import type { Client } from 'pg';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import { NOTIFY_CHANNEL } from './notify.js';
 import type { StoreEvent } from '../../contracts/team-store.js';
 import { storeEventSchema } from '../../contracts/team-store.js';

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { TeamdError } from '../../errors.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import { parseName } from '../../contracts/names.js';
 import { LEAD, USER } from '../../contracts/roster.js';
 import type { Outgoing, Batch, Cursor, InboxPage, InboxReader, InboxReaderOptions, MailStore } from '../../contracts/mail-store.js';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import { redactUrl } from '../store-setting.js';
 
 /** How long a connection attempt may take before the store counts as unreachable. */

@@ -1,4 +1,4 @@
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../log/logger.js';
 import { createPool } from './pg-pool.js';
 import { migrate } from './schema.js';
 import { storeError } from './transaction.js';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/logger.js';
+import { createLogger } from '../../../src/log/logger.js';
 import { DEFERRED_CA_ENV, deferExtraCa, takeDeferredCa } from '../../../src/platform/http/extra-ca.js';
 import { createHttpClient, type HttpClient } from '../../../src/platform/http/http-fetch.js';
 import { OfflineModelServer } from '../../../src/model/offline/server.js';

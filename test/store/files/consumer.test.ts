@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InboxConsumer } from '../../../src/store/files/consumer.js';
 import { Mailbox } from '../../../src/store/files/mailbox.js';
-import { createLogger } from '../../../src/logger.js';
+import { createLogger } from '../../../src/log/logger.js';
 import { writeRoster } from '../../helpers/team.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
 

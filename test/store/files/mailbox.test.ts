@@ -4,7 +4,7 @@ import { TeamdError } from '../../../src/errors.js';
 import { readInboxFrom } from '../../../src/store/files/inbox-file.js';
 import { Mailbox } from '../../../src/store/files/mailbox.js';
 import { MAX_CONTENT_BYTES } from '../../../src/contracts/message.js';
-import { createLogger } from '../../../src/logger.js';
+import { createLogger } from '../../../src/log/logger.js';
 import { startFixture } from '../../helpers/processes.js';
 import { writeRoster } from '../../helpers/team.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { TeamdError } from '../../../src/errors.js';
 import { ProtocolKey } from '../../../src/store/protocol-key.js';
-import { createLogger } from '../../../src/logger.js';
+import { createLogger } from '../../../src/log/logger.js';
 import { PgBoard } from '../../../src/store/postgres/pg-board.js';
 import { PgMailStore } from '../../../src/store/postgres/pg-mail-store.js';
 import { migrate } from '../../../src/store/postgres/schema.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import { ClosedPipe } from './closed-pipe.js';
+import { ClosedPipe } from '../closed-pipe.js';
 import { main } from './main.js';
-import { processIo } from './output.js';
+import { processIo } from '../output.js';
 
 // No top-level await: this is bundled as CommonJS (src/platform/boot/code-cache.ts).
 const closed = new ClosedPipe(

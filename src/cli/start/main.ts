@@ -1,9 +1,9 @@
 import { Command, CommanderError } from 'commander';
-import { isCommitted, systemCode, TeamdError } from '../errors.js';
-import { PACKAGE_VERSION } from './locations.js';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
-import type { Io } from './output.js';
-import { withCommonOptions } from './commands/common.js';
+import { isCommitted, systemCode, TeamdError } from '../../errors.js';
+import { PACKAGE_VERSION } from '../locations.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from '../exit-codes.js';
+import type { Io } from '../output.js';
+import { withCommonOptions } from '../commands/common.js';
 import { COMMAND_NAMES, readCommandLine, type CommandName } from './command-names.js';
 
 function commandPath(command: Command): string {
@@ -29,40 +29,40 @@ type CommandFactory = (io: Io) => Command;
  * daemon, the watch screen or the demo (docs/architecture.md, "Start-up").
  */
 const COMMANDS: Readonly<Record<CommandName, () => Promise<CommandFactory>>> = {
-  start: async () => (await import('./commands/daemon.js')).startCommand,
-  stop: async () => (await import('./commands/daemon.js')).stopCommand,
-  spawn: async () => (await import('./commands/team.js')).spawnCommand,
-  shutdown: async () => (await import('./commands/team.js')).shutdownCommand,
-  budget: async () => (await import('./commands/team.js')).budgetCommand,
-  status: async () => (await import('./commands/status.js')).statusCommand,
-  team: async () => (await import('./commands/team.js')).teamCommand,
-  approve: async () => (await import('./commands/plans.js')).approveCommand,
-  reject: async () => (await import('./commands/plans.js')).rejectCommand,
-  plans: async () => (await import('./commands/plans.js')).plansCommand,
-  'check-settings': async () => (await import('./commands/check-settings.js')).checkSettingsCommand,
-  merge: async () => (await import('./commands/worktree.js')).mergeCommand,
-  worktree: async () => (await import('./commands/worktree.js')).worktreeCommand,
-  watch: async () => (await import('./commands/watch.js')).watchCommand,
-  logs: async () => (await import('./commands/logs.js')).logsCommand,
-  jobs: async () => (await import('./commands/jobs.js')).jobsCommand,
-  cron: async () => (await import('./commands/cron.js')).cronCommand,
-  mcp: async () => (await import('./commands/mcp.js')).mcpCommand,
-  memory: async () => (await import('./commands/knowledge.js')).memoryCommand,
-  skills: async () => (await import('./commands/knowledge.js')).skillsCommand,
-  service: async () => (await import('./commands/service.js')).serviceCommand,
-  run: async () => (await import('./commands/run.js')).runCommand,
-  lead: async () => (await import('./commands/lead.js')).leadCommand,
-  task: async () => (await import('./commands/task.js')).taskCommand,
-  send: async () => (await import('./commands/messages.js')).sendCommand,
-  broadcast: async () => (await import('./commands/messages.js')).broadcastCommand,
-  inbox: async () => (await import('./commands/messages.js')).inboxCommand,
-  demo: async () => (await import('./commands/demo.js')).demoCommand,
+  start: async () => (await import('../commands/daemon.js')).startCommand,
+  stop: async () => (await import('../commands/daemon.js')).stopCommand,
+  spawn: async () => (await import('../commands/team.js')).spawnCommand,
+  shutdown: async () => (await import('../commands/team.js')).shutdownCommand,
+  budget: async () => (await import('../commands/team.js')).budgetCommand,
+  status: async () => (await import('../commands/status.js')).statusCommand,
+  team: async () => (await import('../commands/team.js')).teamCommand,
+  approve: async () => (await import('../commands/plans.js')).approveCommand,
+  reject: async () => (await import('../commands/plans.js')).rejectCommand,
+  plans: async () => (await import('../commands/plans.js')).plansCommand,
+  'check-settings': async () => (await import('../commands/check-settings.js')).checkSettingsCommand,
+  merge: async () => (await import('../commands/worktree.js')).mergeCommand,
+  worktree: async () => (await import('../commands/worktree.js')).worktreeCommand,
+  watch: async () => (await import('../commands/watch.js')).watchCommand,
+  logs: async () => (await import('../commands/logs.js')).logsCommand,
+  jobs: async () => (await import('../commands/jobs.js')).jobsCommand,
+  cron: async () => (await import('../commands/cron.js')).cronCommand,
+  mcp: async () => (await import('../commands/mcp.js')).mcpCommand,
+  memory: async () => (await import('../commands/knowledge.js')).memoryCommand,
+  skills: async () => (await import('../commands/knowledge.js')).skillsCommand,
+  service: async () => (await import('../commands/service.js')).serviceCommand,
+  run: async () => (await import('../commands/run.js')).runCommand,
+  lead: async () => (await import('../commands/lead.js')).leadCommand,
+  task: async () => (await import('../commands/task.js')).taskCommand,
+  send: async () => (await import('../commands/messages.js')).sendCommand,
+  broadcast: async () => (await import('../commands/messages.js')).broadcastCommand,
+  inbox: async () => (await import('../commands/messages.js')).inboxCommand,
+  demo: async () => (await import('../commands/demo.js')).demoCommand,
   // Every command, so the script knows them all (a command line loads only the one it names).
   completion: async () => {
-    const { completionCommand } = await import('./commands/completion.js');
+    const { completionCommand } = await import('../commands/completion.js');
     return (io: Io) => completionCommand(io, () => buildProgram(io, []));
   },
-  store: async () => (await import('./commands/store.js')).storeCommand,
+  store: async () => (await import('../commands/store.js')).storeCommand,
 };
 
 /** The program with the commands the command line names (all of them for help, a typo, no arguments). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readCommandLine } from '../../src/cli/command-names.js';
+import { readCommandLine } from '../../../src/cli/start/command-names.js';
 
 describe('readCommandLine: what a command line needs loaded, read as commander will read it', () => {
   it('finds the command after the program options, whichever way --dir is given', () => {

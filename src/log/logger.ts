@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { pino, type DestinationStream } from 'pino';
-import { ensurePrivateDir } from './fs/private-dir.js';
-import { DEFAULT_ROTATION, RotatingFile, type Rotation } from './fs/rotating-file.js';
+import { ensurePrivateDir } from '../fs/private-dir.js';
+import { DEFAULT_ROTATION, RotatingFile, type Rotation } from '../fs/rotating-file.js';
 import { silentLogger, type Logger } from './silent-logger.js';
 
 export type { Logger } from './silent-logger.js';
