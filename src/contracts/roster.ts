@@ -142,7 +142,12 @@ export const settingsSchema = z.looseObject({
   hostLeaseMs: z._default(z.number().check(z.int(), z.gte(1_000), z.lte(3_600_000)), 30_000),
   /** This host's name in a shared store; default: the machine's hostname. */
   host: z.optional(z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/))),
-  /** Environment variables commands never see, besides ANTHROPIC_*, CLAUDE_* and TEAMD_*. */
+  /**
+   * Environment variables commands, hooks and workspace MCP servers get besides the usual ones
+   * (PATH, HOME, LANG, TERM, ...: sandbox/command-env.ts): each named is decided to be no secret.
+   */
+  passEnv: z._default(z.array(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]{0,255}$/))).check(z.maxLength(256)), []),
+  /** Environment variables commands never see, even the usual ones, besides ANTHROPIC_*, CLAUDE_* and TEAMD_* (never passed). */
   secretEnv: z._default(z.array(z.string().check(z.minLength(1), z.maxLength(256))).check(z.maxLength(256)), []),
 });
 export type TeamSettings = z.infer<typeof settingsSchema>;

@@ -21,7 +21,7 @@ export interface TeammateSandbox {
  * required refuses the start, saying how to install it; running unsandboxed is logged as a warning.
  */
 export function teammateSandbox(
-  options: Pick<ShellLauncherOptions, 'mode' | 'secretNames' | 'marker'> & {
+  options: Pick<ShellLauncherOptions, 'mode' | 'envPolicy' | 'marker'> & {
     readonly workspace: string;
     /** Hidden from every command, with the other secret places of the environment. */
     readonly stateDir: string;
@@ -38,7 +38,7 @@ export function teammateSandbox(
   }
   if (kind.kind === 'none' || mode === 'off') options.logger.warn({ sandbox: describeSandbox(kind, mode) }, 'commands are NOT sandboxed');
   const layout: SandboxLayout = { workspace: options.workspace, hidden: [options.stateDir, ...secretPlaces(env)] };
-  const launcher = createShellLauncher({ kind, mode, layout, baseEnv: env, secretNames: options.secretNames, marker: options.marker });
+  const launcher = createShellLauncher({ kind, mode, layout, baseEnv: env, envPolicy: options.envPolicy, marker: options.marker });
   let unconfined = 0;
   return {
     shell: {

@@ -24,7 +24,7 @@ import { parseWorkerArgs } from './worker-args.js';
 import { rosterBudget } from './token-budget.js';
 import { policyGateMaker } from './policy-wiring.js';
 import { openMcpServers } from './mcp-wiring.js';
-import { commandEnv } from '../sandbox/command-env.js';
+import { commandEnv, envPolicyOf } from '../sandbox/command-env.js';
 import { isLeadAgent, leadTools, loadRepairedSession, teammateIdentity } from './worker-identity.js';
 import { teammateModel } from './model-wiring.js';
 import { teammateSandbox } from './sandbox-wiring.js';
@@ -91,10 +91,12 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
     stateDir: paths.root,
     configFile: paths.config,
     env: proc.env,
-    secretNames: config.settings.secretEnv,
+    envPolicy: envPolicyOf(config.settings),
     marker,
     logger,
   });
+  // What commands, hooks and the workspace's MCP servers see of this process's environment.
+  const commandsEnv = commandEnv(proc.env, envPolicyOf(config.settings), marker);
   const protocolKey = new ProtocolKey(paths.protocolKey);
   const mailbox = store.mail;
   const shell = sandbox.shell;
@@ -115,7 +117,7 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
     workspace,
     paths,
     env: proc.env,
-    commandEnv: commandEnv(proc.env, config.settings.secretEnv, marker),
+    commandEnv: commandsEnv,
     // The workspace's servers: in the sandbox (teammates can rewrite .mcp.json), with real pids in one process group.
     sandboxed: (command) => sandbox.wrapServer(command),
     connectTimeoutMs: config.settings.mcpConnectTimeoutMs,
@@ -179,7 +181,8 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
       mailbox,
       bell,
       verifyGrant: (message) => protocolKey.verify(message),
-      env: proc.env,
+      // Hooks see what commands see: the person's hook scripts read a payload the model wrote.
+      env: commandsEnv,
       logger,
     }),
   });

@@ -18,7 +18,7 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
       mode: 'required',
       layout: { workspace, hidden: [path.join(workspace, '.team')] },
       baseEnv: process.env,
-      secretNames: [],
+      envPolicy: { passNames: [], secretNames: [] },
       marker: { name: 'TEAMD_SPAWNED_BY', value: 'test' },
     }),
     board,

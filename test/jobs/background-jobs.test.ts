@@ -24,7 +24,7 @@ function setup(limits: Partial<JobLimits> = {}) {
     mode: 'preferred',
     layout: { workspace, hidden: [paths.root] },
     baseEnv: process.env,
-    secretNames: [],
+    envPolicy: { passNames: [], secretNames: [] },
     marker: { name: 'TEAMD_SPAWNED_BY', value: `jobs-test-${process.pid}` },
   });
   const make = (): BackgroundJobs =>

@@ -68,4 +68,49 @@ describe("a teammate's shell, sandboxed (real daemon, real bubblewrap)", () => {
     expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
     expect(processesRunning('sleep 31337')).toEqual([]);
   });
+
+  it("gives commands and hooks an allow-listed environment: the store's and the cloud's credentials stay out, PATH and HOME and the names passEnv lists go in", async () => {
+    const ws = makeTempDir('teamd-ws-');
+    const dir = path.join(ws, '.team');
+    const { board } = openBoard(dir);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(
+      path.join(dir, 'settings.json'),
+      JSON.stringify({
+        permissions: { defaultMode: 'bypassPermissions' },
+        hooks: { PreToolUse: [{ matcher: 'bash', hooks: [{ type: 'command', command: 'env | sort > "$CLAUDE_PROJECT_DIR/hook-env.txt"' }] }] },
+      }),
+    );
+    await board.add({ subject: 'look around', description: sh('env | sort > env.txt') });
+    const secrets = {
+      PGPASSWORD: 'pg-secret',
+      PGUSER: 'teamd',
+      DATABASE_URL: 'postgres://u:db-secret@h/d',
+      AWS_SECRET_ACCESS_KEY: 'aws-secret',
+      AWS_ACCESS_KEY_ID: 'AKIA-secret',
+      GITHUB_TOKEN: 'ghp-secret',
+      NPM_TOKEN: 'npm-secret',
+      SOME_API_KEY: 'api-secret',
+      WANTED_FLAG: 'wanted-value',
+      LC_ALL: 'C.UTF-8',
+    };
+    await startDaemon(dir, { env: secrets, settings: { passEnv: ['WANTED_FLAG', 'ANTHROPIC_API_KEY'] } });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    await waitFor(() => board.get(1).status === 'completed', 'the task completed', 30_000);
+    for (const file of ['env.txt', 'hook-env.txt']) {
+      const seen = fs.readFileSync(path.join(ws, file), 'utf8');
+      const names = seen
+        .split('\n')
+        .filter((line) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(line))
+        .map((line) => line.slice(0, line.indexOf('=')));
+      for (const value of ['pg-secret', 'db-secret', 'aws-secret', 'AKIA-secret', 'ghp-secret', 'npm-secret', 'api-secret'])
+        expect(seen, file).not.toContain(value);
+      expect(
+        names.filter((name) => /^(PG|AWS_|DATABASE_URL|ANTHROPIC_)|_TOKEN$|_KEY$/.test(name)),
+        file,
+      ).toEqual([]);
+      expect(names, file).toEqual(expect.arrayContaining(['PATH', 'HOME', 'WANTED_FLAG', 'LC_ALL']));
+      expect(seen, file).toContain('WANTED_FLAG=wanted-value');
+    }
+  });
 });

@@ -123,7 +123,7 @@ describe('tools', () => {
         mode: 'off',
         layout: { workspace: ws, hidden: [] },
         baseEnv: process.env,
-        secretNames: [],
+        envPolicy: { passNames: [], secretNames: [] },
         marker: { name: 'TEAMD_SPAWNED_BY', value: 'test' },
       }),
     });

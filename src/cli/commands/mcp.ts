@@ -7,7 +7,7 @@ import { readMcpConfig, serversFor, type ServerConfig } from '../../mcp/mcp-conf
 import { readPublishedServers } from '../../mcp/published-servers.js';
 import type { StatePaths } from '../../paths.js';
 import { readConfig } from '../../roster/roster.js';
-import { commandEnv } from '../../sandbox/command-env.js';
+import { commandEnv, envPolicyOf } from '../../sandbox/command-env.js';
 import { detectSandbox, secretPlaces, wrapServer } from '../../sandbox/sandbox.js';
 import { SPAWNED_BY_ENV, spawnMarker } from '../../supervisor/leftovers.js';
 import { mcpChoiceFor } from '../../teammate/policy-wiring.js';
@@ -98,7 +98,7 @@ function checkCommand(io: Io): Command {
         launch: {
           workspace,
           env: io.env,
-          commandEnv: commandEnv(io.env, settings.secretEnv, marker),
+          commandEnv: commandEnv(io.env, envPolicyOf(settings), marker),
           sandboxed: (command) => wrapServer(detectSandbox(), settings.sandbox, command, { workspace, hidden: [paths.root, ...secretPlaces(io.env)] }),
           onStderr: () => {},
         },
