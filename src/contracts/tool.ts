@@ -54,6 +54,11 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** The claim held on each task this teammate took in this conversation: the fencing token for its writes. */
   readonly claims: Map<number, number>;
+  /**
+   * Whether a tool that lists or searches files (glob, grep) may show this one, workspace-relative:
+   * no deny or ask rule covers reading it. Set by the registry for each call; absent: no rules.
+   */
+  readonly readable?: (file: string) => boolean;
   /** Called by `submit_plan`: the runtime's side of the control tools. */
   readonly control: {
     submitPlan(plan: string): Promise<string>;
@@ -140,6 +145,8 @@ export type GateVerdict = { readonly kind: 'run'; readonly input: unknown } | { 
 export interface ToolGate {
   before(tool: string, input: unknown, signal: AbortSignal): Promise<GateVerdict>;
   after(tool: string, input: unknown, result: ToolResult): Promise<ToolResult>;
+  /** Whether `tool` may show the workspace file `file` among others (no deny or ask rule covers reading it by that tool). */
+  readable(tool: string, file: string): boolean;
 }
 
 /** The tools as the agent loop calls them (tools/registry.ts): offered to the model, then run by name. */

@@ -4,7 +4,7 @@ import { decide, type Decision } from '../permissions/permissions.js';
 import { hookPayload, runHooks, type HookEnvironment, type HookPayload } from '../hooks/hooks.js';
 import type { PermissionAsker } from '../permissions/permission-asker.js';
 import type { SettingsSource } from '../settings/settings-source.js';
-import { toolNames } from '../permissions/rules.js';
+import { ruleCovers, toolNames } from '../permissions/rules.js';
 import type { GateIdentity } from '../hooks/hooks.js';
 
 /**
@@ -85,6 +85,12 @@ export class PolicyGate implements ToolGate {
     if (!hooks.block) return result;
     this.deps.logger.info({ taskId: this.deps.identity.taskId(), tool, hook: hooks.block.command }, 'PostToolUse hook gave feedback');
     return { ...result, content: `${result.content}\n\n[PostToolUse hook feedback] ${hooks.block.reason}` };
+  }
+
+  readable(tool: string, file: string): boolean {
+    const { rules } = this.deps.settings.current();
+    const call = { tool, input: { path: file }, workspace: this.deps.identity.root() };
+    return ![...rules.deny, ...rules.ask].some((rule) => ruleCovers(rule, call) !== 'none');
   }
 
   private payload(event: HookPayload['hook_event_name'], extra: Partial<HookPayload>): HookPayload {

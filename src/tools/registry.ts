@@ -178,7 +178,9 @@ export class ToolRegistry implements ToolSet {
     }
     let result: ToolResult;
     try {
-      result = await tool.run(input, ctx);
+      const gate = this.gate;
+      // A file the rules keep from this tool is left out of what it lists or searches.
+      result = await tool.run(input, gate ? { ...ctx, readable: (file) => gate.readable(name, file) } : ctx);
     } catch (error) {
       result = toolError(`${name} failed: ${error instanceof Error ? error.message : String(error)}`);
     }

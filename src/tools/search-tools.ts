@@ -61,7 +61,7 @@ export const globTool = defineTool({
     const files = workspaceFs(ctx);
     const matches: string[] = [];
     for (const file of walk(files, files.root)) {
-      if (regex.test(file)) matches.push(file);
+      if (regex.test(file) && (ctx.readable?.(file) ?? true)) matches.push(file);
       if (matches.length >= MAX_RESULTS) break;
     }
     return { content: matches.length ? matches.sort().join('\n') : `no files match ${input.pattern}` };
@@ -97,6 +97,8 @@ export const grepTool = defineTool({
     let total = 0;
     for (const file of names) {
       if (filter && !filter.test(file)) continue;
+      // A file a Read (or Grep) rule denies or asks for never shows, neither its name nor its lines.
+      if (!(ctx.readable?.(file) ?? true)) continue;
       try {
         const { text, size } = files.read(file, 0, MAX_FILE_BYTES);
         if (size > MAX_FILE_BYTES) continue;

@@ -5,6 +5,9 @@ import { entropy } from '../platform/random-id.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_WRONLY, O_CREAT, O_EXCL } = fs.constants;
 
+/** Entries a hard-linked file's names are looked for among, at most, before its read is refused. */
+const LINK_SCAN_ENTRIES = 200_000;
+
 /** A path the file tools refuse, with the reason to show the model. */
 export class WorkspacePathError extends Error {
   override readonly name = 'WorkspacePathError';
@@ -36,7 +39,55 @@ export class WorkspaceFs {
 
   /** The text of a file, or part of it. */
   read(requested: string, offset = 0, max = Number.MAX_SAFE_INTEGER): { text: string; size: number; length: number } {
-    return readSliceAndClose(this.open(requested, O_RDONLY, false), offset, max);
+    const fd = this.open(requested, O_RDONLY, false);
+    try {
+      this.refuseOutsideLinks(fd, requested);
+    } catch (error) {
+      fs.closeSync(fd);
+      throw error;
+    }
+    return readSliceAndClose(fd, offset, max);
+  }
+
+  /**
+   * A file with more than one name is read only when every name is inside the workspace: a hard
+   * link made in the workspace to a file outside it (a key, another team's state) would read that
+   * file. The names inside are counted by a walk of the workspace, bounded; past the bound, or with
+   * a name left unfound, the read is refused (writes replace the name, never the linked file).
+   */
+  private refuseOutsideLinks(fd: number, requested: string): void {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile() || stat.nlink <= 1) return;
+    const inside = this.namesInside(stat, stat.nlink);
+    if (inside < stat.nlink)
+      throw new WorkspacePathError(
+        `${requested} is a hard link: the file has ${stat.nlink} names and ${inside} of them were found in the workspace; file tools do not read a file that has a name outside it`,
+      );
+  }
+
+  /** How many entries of the workspace (symlinks and off-limits folders not followed) are the file `target`, stopping at `enough`. */
+  private namesInside(target: { dev: number; ino: number }, enough: number): number {
+    let found = 0;
+    let visited = 0;
+    const pending = [this.root];
+    while (pending.length > 0 && found < enough && visited < LINK_SCAN_ENTRIES) {
+      const dir = pending.pop()!;
+      let entries: fs.Dirent[];
+      try {
+        entries = fs.readdirSync(dir, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const entry of entries) {
+        visited++;
+        const full = path.join(dir, entry.name);
+        const stat = fs.lstatSync(full, { throwIfNoEntry: false });
+        if (!stat) continue;
+        if (stat.isDirectory() && !this.isOffLimits(stat)) pending.push(full);
+        else if (stat.isFile() && stat.dev === target.dev && stat.ino === target.ino) found++;
+      }
+    }
+    return found;
   }
 
   /** Replaces a file whole (temp file + rename in the same folder handle), creating its folders. */

@@ -11,6 +11,10 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 import { detectSandbox } from '../../src/sandbox/sandbox.js';
 import { createShellLauncher } from '../../src/sandbox/shell-launcher.js';
 import { toolContext as context } from '../helpers/tool-context.js';
+import { PolicyGate } from '../../src/policy/tool-gate.js';
+import { SettingsSource } from '../../src/settings/settings-source.js';
+import type { PermissionAsker } from '../../src/permissions/permission-asker.js';
+import { silentLogger } from '../../src/log/silent-logger.js';
 
 describe('tools', () => {
   it('create_task records its creator, is idempotent per key, and gives a worktree when asked where the workspace is a git repository', async () => {
@@ -51,6 +55,55 @@ describe('tools', () => {
     await refused('grep', { pattern: 'pending', path: 'state' }, 'state folder');
     expect((await tools.run('grep', { pattern: 'pending' }, ctx)).content).toBe('no matches');
     expect((await board.get(1)).status).toBe('pending');
+  });
+
+  it('a Read deny rule (or an ask rule) keeps a file out of grep and glob: neither its name nor its lines are shown', async () => {
+    const ws = makeTempDir('teamd-ws-');
+    const stateDir = path.join(ws, '.team');
+    fs.mkdirSync(stateDir);
+    fs.writeFileSync(path.join(ws, '.env'), 'SECRET=hunter2\n');
+    fs.mkdirSync(path.join(ws, 'config'));
+    fs.writeFileSync(path.join(ws, 'config', 'prod.env'), 'SECRET=prod-secret\n');
+    fs.writeFileSync(path.join(ws, 'notes.txt'), 'SECRET is set in .env\n');
+    const settingsFile = path.join(stateDir, 'settings.json');
+    fs.writeFileSync(settingsFile, JSON.stringify({ permissions: { deny: ['Read(./.env)'], ask: ['Grep(config/**)'], defaultMode: 'bypassPermissions' } }));
+    const gate = new PolicyGate({
+      identity: { name: 'alice', role: 'coder', workspace: ws, stateDir, sessionId: 's', taskId: () => null, root: () => ws },
+      settings: new SettingsSource({ team: settingsFile, role: null }, silentLogger),
+      // Nothing here asks: a call an ask rule covers would fail the test at once.
+      asker: {} as PermissionAsker,
+      hookEnv: { workspace: ws, env: {}, logger: silentLogger },
+      logger: silentLogger,
+    });
+    const tools = new ToolRegistry(undefined, () => true, gate);
+    const ctx = context({ workspace: ws, stateDir });
+    const grep = (await tools.run('grep', { pattern: 'SECRET' }, ctx)).content;
+    expect(grep).toBe('notes.txt:1: SECRET is set in .env');
+    expect((await tools.run('glob', { pattern: '**/*env*' }, ctx)).content).toBe('config/prod.env');
+    expect((await tools.run('glob', { pattern: '**/*' }, ctx)).content.split('\n')).not.toContain('.env');
+    expect(await tools.run('read_file', { path: '.env' }, ctx)).toMatchObject({ isError: true, content: expect.stringContaining('Permission denied') });
+  });
+
+  it('read_file and grep do not read a file hard-linked from outside the workspace; a file whose names are all inside reads as usual', async () => {
+    const outside = makeTempDir('teamd-outside-');
+    const ws = makeTempDir('teamd-ws-');
+    const stateDir = path.join(ws, 'state');
+    fs.writeFileSync(path.join(outside, 'id_rsa'), 'PRIVATE KEY\n');
+    fs.linkSync(path.join(outside, 'id_rsa'), path.join(ws, 'innocent.txt'));
+    fs.writeFileSync(path.join(ws, 'twice.txt'), 'PRIVATE? no, shared inside\n');
+    fs.mkdirSync(path.join(ws, 'sub'));
+    fs.linkSync(path.join(ws, 'twice.txt'), path.join(ws, 'sub', 'twice.txt'));
+    const ctx = context({ workspace: ws, stateDir });
+    const tools = new ToolRegistry();
+    expect(await tools.run('read_file', { path: 'innocent.txt' }, ctx)).toMatchObject({ isError: true, content: expect.stringContaining('hard link') });
+    expect((await tools.run('grep', { pattern: 'PRIVATE' }, ctx)).content.split('\n').sort()).toEqual([
+      'sub/twice.txt:1: PRIVATE? no, shared inside',
+      'twice.txt:1: PRIVATE? no, shared inside',
+    ]);
+    expect((await tools.run('read_file', { path: 'sub/twice.txt' }, ctx)).content).toContain('shared inside');
+    // A write replaces the name: the file outside keeps what it had.
+    await tools.run('write_file', { path: 'innocent.txt', content: 'mine now' }, ctx);
+    expect(fs.readFileSync(path.join(outside, 'id_rsa'), 'utf8')).toBe('PRIVATE KEY\n');
   });
 
   it('a folder swapped for a symlink while writes run never lets a write land outside the workspace', async () => {
