@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { callPath, parseRule, ruleCovers, type CallView, type Rule } from './rules.js';
-import { splitShellCommand } from './shell-split.js';
+import { callPath, coversCommand, parseRule, ruleCovers, type CallView, type Rule } from './rules.js';
+import { shellCommands } from './shell-commands.js';
 
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
@@ -70,13 +70,22 @@ const TEAM = new Set([
 export function decide(call: CallView & { readonly stateDir: string }, rules: PermissionRules): Decision {
   const guard = hardLimit(call);
   if (guard) return { kind: 'deny', why: guard };
-  const denied = rules.deny.find((rule) => ruleCovers(rule, call) !== 'none');
-  if (denied) return { kind: 'deny', why: `denied by the rule ${denied.text}` };
-  const asked = rules.ask.find((rule) => ruleCovers(rule, call) !== 'none');
-  if (asked) return { kind: 'ask', why: `the rule ${asked.text} asks for approval` };
+  const denied = rules.deny.find((rule) => ruleCovers(rule, call, true) !== 'none');
+  const unseen = (denied ?? rules.ask.length > 0) && unseenRun(call) ? UNSEEN : '';
+  if (denied) return { kind: 'deny', why: `denied by the rule ${denied.text}${unseen}` };
+  const asked = rules.ask.find((rule) => ruleCovers(rule, call, true) !== 'none');
+  if (asked) return { kind: 'ask', why: `the rule ${asked.text} asks for approval${unseen}` };
   const allowed = allowedByRules(call, rules.allow);
   if (allowed) return { kind: 'allow', why: allowed };
   return byMode(call.tool, rules.mode);
+}
+
+const UNSEEN =
+  ': the line runs something its text does not show (a variable or a substitution as the program, eval of a variable, a script read from standard input), which the rule might cover';
+
+/** A bash line whose text does not show what it runs: every command rule is taken to cover it (fail closed). */
+function unseenRun(call: CallView): boolean {
+  return call.tool === 'bash' && typeof call.input.command === 'string' && shellCommands(call.input.command).opaque;
 }
 
 /** Allowed when one rule covers the whole call, or (bash) every simple command is covered by some rule. */
@@ -84,11 +93,13 @@ function allowedByRules(call: CallView, allow: readonly Rule[]): string | null {
   const whole = allow.find((rule) => ruleCovers(rule, call) === 'all');
   if (whole) return `allowed by the rule ${whole.text}`;
   if (call.tool !== 'bash' || typeof call.input.command !== 'string') return null;
-  const { commands, opaque } = splitShellCommand(call.input.command);
-  if (opaque || commands.length < 2) return null;
+  const { commands, opaque, nested, assigns } = shellCommands(call.input.command);
+  if (opaque || nested || assigns || commands.length < 2) return null;
   const used: string[] = [];
   for (const command of commands) {
-    const rule = allow.find((candidate) => ruleCovers(candidate, { ...call, input: { ...call.input, command } }) === 'all');
+    const rule = allow.find(
+      (candidate) => candidate.specifier !== null && candidate.tools.includes('bash') && coversCommand(candidate.specifier, command, false),
+    );
     if (!rule) return null;
     used.push(rule.text);
   }

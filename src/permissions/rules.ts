@@ -1,6 +1,6 @@
 import path from 'node:path';
 import ignore from 'ignore';
-import { splitShellCommand } from './shell-split.js';
+import { shellCommands } from './shell-commands.js';
 
 /**
  * A permission rule as Claude Code writes it: `Tool` or `Tool(specifier)`. Tool names are
@@ -73,18 +73,69 @@ export function callPath(call: CallView): string | null {
   return relative === '' ? '.' : relative;
 }
 
+/** A command as rules compare it: the program, its leading flags as a set, and the words after them. */
+interface CommandShape {
+  readonly name: string;
+  readonly flags: ReadonlySet<string>;
+  readonly rest: readonly string[];
+}
+
+/** Long flags and upper-case short ones that mean a short flag, for the tools rules most often name. */
+const FLAG_ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  rm: { '--recursive': 'r', '-R': 'r', '--force': 'f', '--dir': 'd', '--verbose': 'v' },
+  cp: { '--recursive': 'r', '-R': 'r', '--force': 'f' },
+  chmod: { '--recursive': 'R' },
+  chown: { '--recursive': 'R' },
+  curl: { '--output': 'o', '--silent': 's', '--location': 'L' },
+  git: { '--force': 'f' },
+};
+
 /**
- * Whether a rule covers one simple command (bash) or the call (other tools). A bash rule
- * `npm test:*` covers `npm test` and `npm test -- --watch`, not `npm tester`; `git status`
- * covers exactly that command.
+ * A command's shape: `rm -rf x`, `rm -fr x`, `rm -r -f x` and `rm --recursive --force x` are one
+ * shape. Only the flags right after the program's name are gathered (`git push --force` keeps its
+ * `--force` among the words); a flag that takes a value is not known, so its value ends the flags.
  */
-function coversCommand(specifier: string, command: string): boolean {
-  const normalized = command.replace(/\s+/g, ' ').trim();
-  if (specifier.endsWith(':*')) {
-    const prefix = specifier.slice(0, -2).trim();
-    return normalized === prefix || normalized.startsWith(`${prefix} `);
+function shapeOf(words: readonly string[]): CommandShape {
+  const [rawName = '', ...tail] = words;
+  const name = rawName.slice(rawName.lastIndexOf('/') + 1);
+  const aliases = FLAG_ALIASES[name] ?? {};
+  const flags = new Set<string>();
+  let at = 0;
+  for (; at < tail.length; at++) {
+    const word = tail[at]!;
+    if (aliases[word] !== undefined) flags.add(aliases[word]);
+    else if (/^-[A-Za-z0-9]+$/.test(word)) for (const letter of word.slice(1)) flags.add(aliases[`-${letter}`] ?? letter);
+    else if (/^--[A-Za-z0-9][A-Za-z0-9-]*$/.test(word)) flags.add(word);
+    else break;
   }
-  return normalized === specifier.replace(/\s+/g, ' ').trim();
+  return { name, flags, rest: tail.slice(at) };
+}
+
+/** The words of a rule's command (`npm test` of `npm test:*`), read as the shell would. */
+function ruleWords(specifier: string): { words: readonly string[]; prefix: boolean } {
+  const prefix = specifier.endsWith(':*');
+  const text = prefix ? specifier.slice(0, -2) : specifier;
+  return { words: shellCommands(text).commands[0] ?? [], prefix };
+}
+
+/**
+ * Whether a rule's command covers one simple command. `npm test:*` covers `npm test` and
+ * `npm test -- --watch`, not `npm tester`; `git status` covers exactly that. Flags right after
+ * the program compare as a set. `widen` (deny and ask): a command with more flags than the rule
+ * names is covered too, so `rm -rf:*` covers `rm -rfv x`; never for allow.
+ */
+export function coversCommand(specifier: string, command: readonly string[], widen: boolean): boolean {
+  const rule = ruleWords(specifier);
+  if (rule.words.length === 0) return false;
+  const want = shapeOf(rule.words);
+  const have = shapeOf(command);
+  if (want.name !== have.name) return false;
+  const flagsFit = widen
+    ? [...want.flags].every((flag) => have.flags.has(flag))
+    : want.flags.size === have.flags.size && [...want.flags].every((flag) => have.flags.has(flag));
+  if (!flagsFit) return false;
+  if (want.rest.length > have.rest.length || (!rule.prefix && want.rest.length !== have.rest.length)) return false;
+  return want.rest.every((word, at) => have.rest[at] === word);
 }
 
 function coversPath(specifier: string, relative: string): boolean {
@@ -100,15 +151,17 @@ export type Coverage = 'all' | 'some' | 'none';
  * How much of a call a rule covers. For a compound bash line: `all` when the rule covers every
  * simple command, `some` when it covers at least one (enough for deny and ask), `none` otherwise.
  */
-export function ruleCovers(rule: Rule, call: CallView): Coverage {
+export function ruleCovers(rule: Rule, call: CallView, widen = false): Coverage {
   if (!rule.tools.some((tool) => tool === call.tool || (tool.startsWith('mcp__') && call.tool.startsWith(`${tool}__`)))) return 'none';
   if (rule.specifier === null) return 'all';
   if (call.tool === 'bash') {
     const line = typeof call.input.command === 'string' ? call.input.command : '';
-    const { commands, opaque } = splitShellCommand(line);
-    const covered = commands.filter((command) => coversCommand(rule.specifier!, command)).length;
+    const parsed = shellCommands(line);
+    // What runs cannot be seen (a variable as the program, eval of one): any command rule might cover it.
+    if (parsed.opaque) return 'some';
+    const covered = parsed.commands.filter((command) => coversCommand(rule.specifier!, command, widen)).length;
     if (covered === 0) return 'none';
-    return covered === commands.length && !opaque ? 'all' : 'some';
+    return covered === parsed.commands.length && !parsed.nested && !parsed.assigns ? 'all' : 'some';
   }
   const relative = callPath(call);
   if (relative === null) return 'none';

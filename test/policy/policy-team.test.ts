@@ -50,6 +50,29 @@ describe('permissions and hooks on a running team (offline model driving real to
     );
   });
 
+  it('end to end in bypassPermissions, the usual evasions of a deny rule are denied and the folder it protects survives', async () => {
+    const { ws, board, finished } = await team({ permissions: { deny: ['Bash(rm -rf:*)', 'Bash(curl:*)'], defaultMode: 'bypassPermissions' } });
+    fs.mkdirSync(path.join(ws, 'protected'));
+    fs.writeFileSync(path.join(ws, 'protected', 'keep.txt'), 'kept\n');
+    const spellings = [
+      '(rm -rf protected)',
+      'echo $(rm -rf protected)',
+      'FOO=1 command rm -rf protected',
+      '/bin/rm -fr protected',
+      "bash -c 'rm -r -f protected'",
+      'echo protected | xargs rm --recursive --force',
+      'R=rm; $R -rf protected',
+      'find . -maxdepth 1 -name protected -exec rm -rf {} +',
+    ];
+    for (const [at, line] of spellings.entries()) {
+      await board.add({ subject: `evade ${at + 1}`, description: sh(line) });
+      const task = await finished(at + 1);
+      expect(task.status, line).toBe('failed');
+      expect(task.result, line).toMatch(/Permission denied: (denied by the rule Bash\(rm -rf:\*\)|.*cannot be seen)/);
+      expect(fs.readFileSync(path.join(ws, 'protected', 'keep.txt'), 'utf8'), line).toBe('kept\n');
+    }
+  });
+
   it('an ask rule waits for the lead (waiting-permission) and runs after teamd approve; with no answer, the timeout applies the default; a settings change takes effect on the next call', async () => {
     const { ws, dir, board, settingsFile, finished } = await team({
       permissions: { ask: ['Bash(touch:*)'], defaultMode: 'bypassPermissions', askTimeoutSeconds: 120 },
