@@ -39,7 +39,8 @@ async function team(tasks: { subject: string; description: string }[], setup: Se
   const pids = path.join(ws, 'server-pids');
   await startDaemon(dir, {
     env: { TEAMD_OFFLINE_RECORD: record, FIXTURE_PIDS: pids, FIXTURE_TAG: 'tagged' },
-    ...(setup.config ? { settings: setup.config } : {}),
+    // The fixture server finds where to record its pid in its environment, which has only what the settings pass.
+    settings: { passEnv: ['FIXTURE_PIDS', 'FIXTURE_TAG'], ...setup.config },
   });
   const paths = statePaths(dir);
   return {
