@@ -11,8 +11,10 @@ export type SandboxKind = { readonly kind: 'bwrap'; readonly bin: string; readon
 export interface SandboxLayout {
   /** Read-write for commands. */
   readonly workspace: string;
-  /** Replaced by an empty read-only folder: the state folder, and any other secret place (e.g. ~/.config/teamd). */
+  /** Replaced by an empty read-only folder: the state folder, and any other secret place (e.g. ~/.config/teamd, ~/.ssh). */
   readonly hidden: readonly string[];
+  /** Replaced by an empty file (/dev/null, read-only): secret files such as ~/.pgpass or /etc/shadow. */
+  readonly hiddenFiles?: readonly string[];
 }
 
 /** A command as spawn() takes it. */
@@ -77,12 +79,13 @@ export function wrapCommand(kind: SandboxKind, mode: SandboxMode, command: strin
   const args = ['--die-with-parent', '--unshare-pid', '--new-session', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
   args.push('--bind', layout.workspace, layout.workspace);
   for (const dir of layout.hidden) {
-    if (!fs.existsSync(dir)) continue;
+    if (!isFolder(dir) || holdsWorkspace(dir, layout)) continue;
     args.push('--tmpfs', dir);
     // A task's worktree lives in the state folder: it alone comes back, read-write, before the rest is made read-only.
     if (isInside(workdir, dir)) args.push('--bind', workdir, workdir);
     args.push('--remount-ro', dir);
   }
+  args.push(...hideFiles(layout));
   args.push('--chdir', workdir, '--', 'bash', '-c', command);
   return { file: kind.bin, args, confined: true };
 }
@@ -100,9 +103,10 @@ export function wrapServer(kind: SandboxKind, mode: SandboxMode, command: string
   if (fs.existsSync('/tmp')) args.push('--bind', '/tmp', '/tmp');
   args.push('--bind', layout.workspace, layout.workspace);
   for (const dir of layout.hidden) {
-    if (!fs.existsSync(dir)) continue;
+    if (!isFolder(dir) || holdsWorkspace(dir, layout)) continue;
     args.push('--tmpfs', dir, '--remount-ro', dir);
   }
+  args.push(...hideFiles(layout));
   args.push('--chdir', layout.workspace, '--', 'bash', '-c', command);
   return { file: kind.bin, args, confined: true };
 }
@@ -112,8 +116,57 @@ function isInside(child: string, parent: string): boolean {
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
 
-/** Places a teammate's commands must never see, besides the state folder. */
+/** A folder itself, not a symlink to one (a symlink to a secret folder is hidden by hiding its target, which is listed too). */
+function isFolder(place: string): boolean {
+  return fs.lstatSync(place, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
+/** A secret place that holds the workspace (a project kept under /root by a daemon of another user) is not hidden: the workspace is what commands work on. */
+function holdsWorkspace(dir: string, layout: SandboxLayout): boolean {
+  return dir === layout.workspace || isInside(layout.workspace, dir);
+}
+
+/** bwrap's arguments that put an empty read-only file over each secret file there is (a regular file, not a symlink). */
+function hideFiles(layout: SandboxLayout): string[] {
+  const args: string[] = [];
+  for (const file of layout.hiddenFiles ?? []) {
+    if (fs.lstatSync(file, { throwIfNoEntry: false })?.isFile() === true) args.push('--ro-bind', '/dev/null', file);
+  }
+  return args;
+}
+
+/** Folders of a home that hold credentials: keys, cloud and registry logins, tokens. */
+const SECRET_HOME_FOLDERS = [
+  '.config/teamd',
+  '.ssh',
+  '.aws',
+  '.gnupg',
+  '.docker',
+  '.kube',
+  '.azure',
+  '.config/gh',
+  '.config/gcloud',
+  '.password-store',
+  '.terraform.d',
+];
+/** Files of a home that hold credentials. */
+const SECRET_HOME_FILES = ['.npmrc', '.netrc', '.pgpass', '.git-credentials', '.pypirc', '.yarnrc.yml', '.my.cnf', '.vault-token'];
+/** Files of the system only root should read. */
+const SECRET_SYSTEM_FILES = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers'];
+
+/** Folders a teammate's commands must never see, besides the state folder: credentials in the daemon's home, and root's home. */
 export function secretPlaces(env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME;
-  return home ? [path.join(home, '.config', 'teamd')] : [];
+  const places = home ? SECRET_HOME_FOLDERS.map((name) => path.join(home, name)) : [];
+  // Root's home, when the daemon's is another: its files are root's alone.
+  if (home !== '/root') places.push('/root');
+  return places;
+}
+
+/** Files a teammate's commands must never read: credentials in the daemon's home (and where PGPASSFILE says), and the system's password hashes. */
+export function secretFiles(env: NodeJS.ProcessEnv): string[] {
+  const home = env.HOME;
+  const files = home ? SECRET_HOME_FILES.map((name) => path.join(home, name)) : [];
+  if (env.PGPASSFILE) files.push(path.resolve(env.PGPASSFILE));
+  return [...files, ...SECRET_SYSTEM_FILES];
 }

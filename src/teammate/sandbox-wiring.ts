@@ -1,7 +1,16 @@
 import { TeamdError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { ShellLauncher } from '../contracts/tool.js';
-import { describeSandbox, detectSandbox, sandboxFromEnv, secretPlaces, wrapServer, type SandboxLayout, type WrappedCommand } from '../sandbox/sandbox.js';
+import {
+  describeSandbox,
+  detectSandbox,
+  sandboxFromEnv,
+  secretPlaces,
+  wrapServer,
+  type SandboxLayout,
+  type WrappedCommand,
+  secretFiles,
+} from '../sandbox/sandbox.js';
 import { createShellLauncher, type ShellLauncherOptions } from '../sandbox/shell-launcher.js';
 
 export interface TeammateSandbox {
@@ -37,7 +46,7 @@ export function teammateSandbox(
     throw new TeamdError('USAGE', `commands cannot be sandboxed: ${kind.why}; or set "sandbox": "preferred" in the settings of ${options.configFile}`);
   }
   if (kind.kind === 'none' || mode === 'off') options.logger.warn({ sandbox: describeSandbox(kind, mode) }, 'commands are NOT sandboxed');
-  const layout: SandboxLayout = { workspace: options.workspace, hidden: [options.stateDir, ...secretPlaces(env)] };
+  const layout: SandboxLayout = { workspace: options.workspace, hidden: [options.stateDir, ...secretPlaces(env)], hiddenFiles: secretFiles(env) };
   const launcher = createShellLauncher({ kind, mode, layout, baseEnv: env, envPolicy: options.envPolicy, marker: options.marker });
   let unconfined = 0;
   return {

@@ -113,4 +113,40 @@ describe("a teammate's shell, sandboxed (real daemon, real bubblewrap)", () => {
       expect(seen, file).toContain('WANTED_FLAG=wanted-value');
     }
   });
+
+  it("cannot read the credentials in the daemon's home (ssh keys, cloud and registry logins, pgpass) nor the system's password hashes; the rest of the home still reads", async () => {
+    const ws = makeTempDir('teamd-ws-');
+    // Inside the workspace: the sandbox's /tmp is its own, so a home elsewhere under /tmp would be out of sight anyway.
+    const home = path.join(ws, 'home');
+    const dir = path.join(ws, '.team');
+    const { board } = openBoard(dir);
+    const plant = (file: string, text: string): void => {
+      fs.mkdirSync(path.dirname(path.join(home, file)), { recursive: true });
+      fs.writeFileSync(path.join(home, file), text);
+    };
+    plant('.ssh/id_rsa', 'PRIVATE-SSH-KEY');
+    plant('.aws/credentials', 'AWS-SECRET');
+    plant('.pgpass', 'localhost:5432:*:teamd:PG-SECRET');
+    plant('.npmrc', '//registry.npmjs.org/:_authToken=NPM-SECRET');
+    plant('.config/gh/hosts.yml', 'oauth_token: GH-SECRET');
+    plant('.gitconfig', '[user]\n  name = Kept Readable\n');
+    await board.add({
+      subject: 'read secrets',
+      description: sh(
+        `cat ${home}/.ssh/id_rsa ${home}/.aws/credentials ${home}/.pgpass ${home}/.npmrc ${home}/.config/gh/hosts.yml > stolen.txt 2>/dev/null; true`,
+        `ls -A ${home}/.ssh ${home}/.aws > listed.txt 2>&1; true`,
+        'cat /etc/shadow > shadow.txt 2>/dev/null; true',
+        `cat ${home}/.gitconfig > gitconfig.txt`,
+      ),
+    });
+    await startDaemon(dir, { env: { HOME: home } });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    await waitFor(() => ['completed', 'failed'].includes(board.get(1).status), 'the task finished', 30_000);
+    expect(board.get(1).status, board.get(1).result ?? '').toBe('completed');
+    const stolen = fs.readFileSync(path.join(ws, 'stolen.txt'), 'utf8');
+    for (const secret of ['PRIVATE-SSH-KEY', 'AWS-SECRET', 'PG-SECRET', 'NPM-SECRET', 'GH-SECRET']) expect(stolen).not.toContain(secret);
+    expect(fs.readFileSync(path.join(ws, 'listed.txt'), 'utf8')).not.toMatch(/id_rsa|credentials/);
+    expect(fs.readFileSync(path.join(ws, 'shadow.txt'), 'utf8')).toBe('');
+    expect(fs.readFileSync(path.join(ws, 'gitconfig.txt'), 'utf8')).toContain('Kept Readable');
+  });
 });

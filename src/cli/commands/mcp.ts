@@ -8,7 +8,7 @@ import { readPublishedServers } from '../../mcp/published-servers.js';
 import type { StatePaths } from '../../paths.js';
 import { readConfig } from '../../roster/roster.js';
 import { commandEnv, envPolicyOf } from '../../sandbox/command-env.js';
-import { detectSandbox, secretPlaces, wrapServer } from '../../sandbox/sandbox.js';
+import { detectSandbox, secretPlaces, wrapServer, secretFiles } from '../../sandbox/sandbox.js';
 import { SPAWNED_BY_ENV, spawnMarker } from '../../supervisor/leftovers.js';
 import { mcpChoiceFor } from '../../teammate/policy-wiring.js';
 import { firstLine } from '../../text.js';
@@ -99,7 +99,12 @@ function checkCommand(io: Io): Command {
           workspace,
           env: io.env,
           commandEnv: commandEnv(io.env, envPolicyOf(settings), marker),
-          sandboxed: (command) => wrapServer(detectSandbox(), settings.sandbox, command, { workspace, hidden: [paths.root, ...secretPlaces(io.env)] }),
+          sandboxed: (command) =>
+            wrapServer(detectSandbox(), settings.sandbox, command, {
+              workspace,
+              hidden: [paths.root, ...secretPlaces(io.env)],
+              hiddenFiles: secretFiles(io.env),
+            }),
           onStderr: () => {},
         },
         connectTimeoutMs: options.timeout ?? settings.mcpConnectTimeoutMs,
