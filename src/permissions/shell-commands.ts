@@ -1,3 +1,5 @@
+import { matching, readWord, redirection, type Word, type WordReader } from './shell-words.js';
+
 /**
  * Every simple command a shell line can run, as the rules must see it (docs/permissions.md):
  * inside subshells, groups, `$( … )`, backticks and process substitution, in the string given to
@@ -16,12 +18,6 @@ export interface ShellCommands {
   readonly nested: boolean;
   /** A command is run with `VAR=value` before it (PATH=… npm test runs another npm): no allow rule covers such a line either. */
   readonly assigns: boolean;
-}
-
-interface Word {
-  readonly text: string;
-  /** No expansion in it: its text is what the program gets. */
-  readonly literal: boolean;
 }
 
 /** How deep strings inside strings are read; deeper is opaque. */
@@ -117,7 +113,7 @@ function readLine(line: string, depth: number, found: Found): void {
       while (line[i] === ' ' || line[i] === '\t') i++;
       // Its target is a word (read for what it runs, then dropped); a here-document's, its delimiter.
       const start = i;
-      const target = readWord(line, i, depth, found);
+      const target = readWord(line, i, wordReader(depth, found));
       i = target.next;
       if (heredoc) heredocs.push({ delimiter: target.word.text, quoted: /['"\\]/.test(line.slice(start, i)), tabs: heredoc[1] === '-' });
       continue;
@@ -134,7 +130,7 @@ function readLine(line: string, depth: number, found: Found): void {
       i++;
       continue;
     }
-    const word = readWord(line, i, depth, found);
+    const word = readWord(line, i, wordReader(depth, found));
     if (word.next === i) {
       found.opaque = true;
       return;
@@ -171,129 +167,23 @@ function skipHeredocs(
       const body = line.slice(at, end);
       at = end + 1;
       if ((heredoc.tabs ? body.replace(/^\t+/, '') : body) === heredoc.delimiter) break;
-      if (!heredoc.quoted && /\$\(|`/.test(body)) readWord(`"${body.replace(/["\\]/g, '\\$&')}"`, 0, depth, found);
+      if (!heredoc.quoted && /\$\(|`/.test(body)) readWord(`"${body.replace(/["\\]/g, '\\$&')}"`, 0, wordReader(depth, found));
     }
   }
   return at;
 }
 
-/** Past a redirection operator at `i` (`>`, `>>`, `<`, `2>`, `&>`, `>&`, `<<<`, …), or null when there is none. */
-function redirection(line: string, i: number): number | null {
-  const match = /^(?:\d*(?:>>|>\||>&|<&|<<<|<<-?|<>|>|<)|&>>?)/.exec(line.slice(i));
-  if (!match) return null;
-  // A digit starts a redirection only when it is followed by one (2>x, not a word like 2x).
-  return i + match[0].length;
-}
-
-/** The index of the `)` that closes the `(` at `open`, quotes and nesting respected; null when none does. */
-function matching(line: string, open: number): number | null {
-  let depth = 0;
-  let quote: '"' | "'" | null = null;
-  for (let i = open; i < line.length; i++) {
-    const char = line[i]!;
-    if (quote) {
-      if (char === '\\' && quote === '"') i++;
-      else if (char === quote) quote = null;
-      continue;
-    }
-    if (char === '\\') i++;
-    else if (char === '"' || char === "'") quote = char;
-    else if (char === '(') depth++;
-    else if (char === ')' && --depth === 0) return i;
-  }
-  return null;
-}
-
-/** One word from `i`: dequoted, with what its substitutions run read as commands. */
-function readWord(line: string, start: number, depth: number, found: Found): { word: Word; next: number } {
-  let text = '';
-  let literal = true;
-  let i = start;
-  const substitute = (inner: string): void => {
-    found.nested = true;
-    literal = false;
-    readLine(inner, depth + 1, found);
+/** Hands what a word's substitutions run back to the line reader, one level deeper. */
+function wordReader(depth: number, found: Found): WordReader {
+  return {
+    substitute: (inner) => {
+      found.nested = true;
+      readLine(inner, depth + 1, found);
+    },
+    opaque: () => {
+      found.opaque = true;
+    },
   };
-  while (i < line.length) {
-    const char = line[i]!;
-    if (/[\s;&|()<>]/.test(char)) break;
-    if (char === '\\') {
-      if (line[i + 1] !== '\n') text += line[i + 1] ?? '';
-      i += 2;
-      continue;
-    }
-    if (char === "'") {
-      const close = line.indexOf("'", i + 1);
-      if (close < 0) return { word: { text, literal: false }, next: markOpaque(found, line.length) };
-      text += line.slice(i + 1, close);
-      i = close + 1;
-      continue;
-    }
-    if (char === '"') {
-      i++;
-      while (i < line.length && line[i] !== '"') {
-        const inner = line[i]!;
-        if (inner === '\\' && i + 1 < line.length && '"\\$`\n'.includes(line[i + 1]!)) {
-          text += line[i + 1];
-          i += 2;
-        } else if (inner === '$' || inner === '`') {
-          const expansion = readExpansion(line, i, substitute);
-          if (expansion === null) return { word: { text, literal: false }, next: markOpaque(found, line.length) };
-          literal = false;
-          text += line.slice(i, expansion);
-          i = expansion;
-        } else {
-          text += inner;
-          i++;
-        }
-      }
-      if (i >= line.length) return { word: { text, literal: false }, next: markOpaque(found, line.length) };
-      i++;
-      continue;
-    }
-    if (char === '$' || char === '`') {
-      const expansion = readExpansion(line, i, substitute);
-      if (expansion === null) return { word: { text, literal: false }, next: markOpaque(found, line.length) };
-      literal = false;
-      text += line.slice(i, expansion);
-      i = expansion;
-      continue;
-    }
-    if (char === '*' || char === '?' || char === '[') literal = false;
-    text += char;
-    i++;
-  }
-  return { word: { text, literal }, next: i };
-}
-
-function markOpaque(found: Found, next: number): number {
-  found.opaque = true;
-  return next;
-}
-
-/** Past a `$…` or backtick expansion at `i`, its command read through `substitute`; null when it never closes. */
-function readExpansion(line: string, i: number, substitute: (inner: string) => void): number | null {
-  if (line[i] === '`') {
-    let close = i + 1;
-    while (close < line.length && line[close] !== '`') close += line[close] === '\\' ? 2 : 1;
-    if (close >= line.length) return null;
-    substitute(line.slice(i + 1, close).replace(/\\([`\\$])/g, '$1'));
-    return close + 1;
-  }
-  const next = line[i + 1];
-  if (next === '(') {
-    const close = matching(line, i + 1);
-    if (close === null) return null;
-    // $(( … )) is arithmetic, but $( ( … ) ) a subshell: both are read as commands, which can only add to what the rules see.
-    substitute(line.slice(i + 2, close));
-    return close + 1;
-  }
-  if (next === '{') {
-    const close = line.indexOf('}', i + 2);
-    return close < 0 ? null : close + 1;
-  }
-  const name = /^[A-Za-z_][A-Za-z0-9_]*|^[0-9#?$!@*-]/.exec(line.slice(i + 1));
-  return i + 1 + (name ? name[0].length : 0);
 }
 
 /** One simple command: assignments and wrappers stripped, what it runs in turn read too. */

@@ -23,6 +23,11 @@ describe('the floors of src/ (docs/architecture.md)', () => {
     expect(checkLayers(readImportGraph(REPO_ROOT, 'src')).map((violation) => violation.text)).toEqual([]);
   });
 
+  it('no file in src/ is over 300 lines: a file that grows past it has two reasons to change', () => {
+    const graph = readImportGraph(REPO_ROOT, 'src');
+    expect(graph.files.filter((file) => file.lines > 300).map((file) => `${file.file} (${file.lines})`)).toEqual([]);
+  });
+
   it('the contracts import nothing of src/ but errors.ts', () => {
     const graph = readImportGraph(REPO_ROOT, 'src');
     const out = graph.edges.filter((edge) => edge.from.startsWith('src/contracts/') && !edge.to.startsWith('src/contracts/'));
