@@ -130,9 +130,11 @@ export function coversCommand(specifier: string, command: readonly string[], wid
   const want = shapeOf(rule.words);
   const have = shapeOf(command);
   if (want.name !== have.name) return false;
-  const flagsFit = widen
-    ? [...want.flags].every((flag) => have.flags.has(flag))
-    : want.flags.size === have.flags.size && [...want.flags].every((flag) => have.flags.has(flag));
+  const named = [...want.flags].every((flag) => have.flags.has(flag));
+  // A prefix rule that names the program alone (`mkdir:*`) lets any flags follow; one that names
+  // flags allows exactly those, so `rm -f:*` never allows `rm -rf`. Deny and ask cover more flags too.
+  const anyFlags = rule.prefix && want.flags.size === 0 && want.rest.length === 0;
+  const flagsFit = widen || anyFlags ? named : named && want.flags.size === have.flags.size;
   if (!flagsFit) return false;
   if (want.rest.length > have.rest.length || (!rule.prefix && want.rest.length !== have.rest.length)) return false;
   return want.rest.every((word, at) => have.rest[at] === word);

@@ -87,8 +87,11 @@ describe('permission rules (Claude Code syntax)', () => {
   });
 
   it('an allow rule never lets through a line it does not see whole: substitutions, subshells, assignments before a command, other flags', () => {
-    const rules = parseRules({ allow: ['Bash(npm test:*)', 'Bash(rm -f:*)'], defaultMode: 'default' });
+    const rules = parseRules({ allow: ['Bash(npm test:*)', 'Bash(rm -f:*)', 'Bash(mkdir:*)'], defaultMode: 'default' });
     expect(decide(call('bash', { command: 'npm test' }), rules).kind).toBe('allow');
+    // A rule that names the program alone lets any flags follow; one that names flags, exactly those.
+    expect(decide(call('bash', { command: 'mkdir -p a/b' }), rules).kind).toBe('allow');
+    expect(decide(call('bash', { command: 'rm -f x' }), rules).kind).toBe('allow');
     for (const command of ['npm test $(date)', '(npm test)', 'PATH=/tmp/evil npm test', 'rm -rf x', 'rm -f -r x', 'npm test && $CMD'])
       expect(decide(call('bash', { command }), rules).kind, command).toBe('ask');
   });
