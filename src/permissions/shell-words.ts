@@ -17,10 +17,15 @@ export function redirection(line: string, i: number): number | null {
   return i + match[0].length;
 }
 
-/** The index of the `)` that closes the `(` at `open`, quotes and nesting respected; null when none does. */
+/**
+ * The index of the `)` that closes the `(` at `open`, quotes and nesting respected, and the bodies
+ * of here-documents skipped (an apostrophe in `$(cat <<'EOF' … don't … EOF)` is text); null when
+ * none does.
+ */
 export function matching(line: string, open: number): number | null {
   let depth = 0;
   let quote: '"' | "'" | null = null;
+  const heredocs: { delimiter: string; tabs: boolean }[] = [];
   for (let i = open; i < line.length; i++) {
     const char = line[i]!;
     if (quote) {
@@ -28,12 +33,39 @@ export function matching(line: string, open: number): number | null {
       else if (char === quote) quote = null;
       continue;
     }
-    if (char === '\\') i++;
+    if (char === '\n' && heredocs.length > 0) {
+      const after = pastBodies(line, i + 1, heredocs.splice(0));
+      if (after === null) return null;
+      i = after - 1;
+      continue;
+    }
+    const heredoc = char === '<' ? /^<<(-?)[ \t]*(['"]?)([A-Za-z0-9_.-]+)\2/.exec(line.slice(i)) : null;
+    if (heredoc) {
+      heredocs.push({ delimiter: heredoc[3]!, tabs: heredoc[1] === '-' });
+      i += heredoc[0].length - 1;
+    } else if (char === '\\') i++;
     else if (char === '"' || char === "'") quote = char;
     else if (char === '(') depth++;
     else if (char === ')' && --depth === 0) return i;
   }
   return null;
+}
+
+/** Past the bodies of here-documents starting at `from` (each up to its delimiter's line); null when one never ends. */
+function pastBodies(line: string, from: number, heredocs: readonly { delimiter: string; tabs: boolean }[]): number | null {
+  let at = from;
+  for (const heredoc of heredocs) {
+    for (;;) {
+      if (at > line.length) return null;
+      const newline = line.indexOf('\n', at);
+      const end = newline < 0 ? line.length : newline;
+      const body = line.slice(at, end);
+      at = end + 1;
+      if ((heredoc.tabs ? body.replace(/^\t+/, '') : body) === heredoc.delimiter) break;
+      if (newline < 0) return null;
+    }
+  }
+  return at;
 }
 
 /** What a word's reader is told: the commands its substitutions run, and text that cannot be read. */

@@ -33,6 +33,10 @@ describe('permission rules (Claude Code syntax)', () => {
       assigns: false,
     });
     expect(shellCommands('cat <<EOF\n$(rm -rf x)\nEOF').commands).toContainEqual(['rm', '-rf', 'x']);
+    // A commit message in a here-document inside $( … ): its apostrophes and parentheses are text.
+    const commit = shellCommands(`git commit -m "$(cat <<'EOF'\nFix: don't (ever) break it\nEOF\n)"`);
+    expect(commit.opaque).toBe(false);
+    expect(commit.commands.map((words) => words[0])).toEqual(['cat', 'git']);
   });
 
   it("denies every spelling of a denied command, whatever the mode: substitutions, groups, wrappers, quotes, paths, shells' strings, flags", () => {
