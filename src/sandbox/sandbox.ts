@@ -15,6 +15,8 @@ export interface SandboxLayout {
   readonly hidden: readonly string[];
   /** Replaced by an empty file (/dev/null, read-only): secret files such as ~/.pgpass or /etc/shadow. */
   readonly hiddenFiles?: readonly string[];
+  /** Folders of the team's own bound read-write over a tool's cache (`~/.npm`, `~/.cache`), so npm and npx work. */
+  readonly caches?: readonly { readonly source: string; readonly target: string }[];
 }
 
 /** A command as spawn() takes it. */
@@ -85,7 +87,7 @@ export function wrapCommand(kind: SandboxKind, mode: SandboxMode, command: strin
     if (isInside(workdir, dir)) args.push('--bind', workdir, workdir);
     args.push('--remount-ro', dir);
   }
-  args.push(...hideFiles(layout));
+  args.push(...hideFiles(layout), ...bindCaches(layout));
   args.push('--chdir', workdir, '--', 'bash', '-c', command);
   return { file: kind.bin, args, confined: true };
 }
@@ -106,7 +108,7 @@ export function wrapServer(kind: SandboxKind, mode: SandboxMode, command: string
     if (!isFolder(dir) || holdsWorkspace(dir, layout)) continue;
     args.push('--tmpfs', dir, '--remount-ro', dir);
   }
-  args.push(...hideFiles(layout));
+  args.push(...hideFiles(layout), ...bindCaches(layout));
   args.push('--chdir', layout.workspace, '--', 'bash', '-c', command);
   return { file: kind.bin, args, confined: true };
 }
@@ -133,6 +135,39 @@ function hideFiles(layout: SandboxLayout): string[] {
     if (fs.lstatSync(file, { throwIfNoEntry: false })?.isFile() === true) args.push('--ro-bind', '/dev/null', file);
   }
   return args;
+}
+
+/** bwrap's arguments that bind each cache of the team's over the tool's own (both must be folders; one that cannot be is left out). */
+function bindCaches(layout: SandboxLayout): string[] {
+  const args: string[] = [];
+  for (const { source, target } of layout.caches ?? []) {
+    if (isFolder(source) && isFolder(target)) args.push('--bind', source, target);
+  }
+  return args;
+}
+
+/**
+ * The team's caches for the tools commands run (npm's, and the XDG cache pip and others use), in
+ * the state folder, each made if missing with the tool's own folder to mount it on: the rest of
+ * the home is read-only to commands, and npx failed writing its cache there.
+ */
+export function teamCaches(stateDir: string, env: NodeJS.ProcessEnv): { source: string; target: string }[] {
+  const home = env.HOME;
+  if (!home) return [];
+  const caches = [
+    { source: path.join(stateDir, 'cache', 'npm'), target: path.join(home, '.npm') },
+    { source: path.join(stateDir, 'cache', 'xdg'), target: path.join(home, '.cache') },
+  ];
+  return caches.filter(({ source, target }) => {
+    try {
+      fs.mkdirSync(source, { recursive: true, mode: 0o700 });
+      if (!fs.existsSync(target)) fs.mkdirSync(target, { recursive: true, mode: 0o700 });
+      return true;
+    } catch {
+      // A home that is not writable: commands keep the tool's own folder, read-only.
+      return false;
+    }
+  });
 }
 
 /** Folders of a home that hold credentials: keys, cloud and registry logins, tokens. */

@@ -10,6 +10,7 @@ import {
   type SandboxLayout,
   type WrappedCommand,
   secretFiles,
+  teamCaches,
 } from '../sandbox/sandbox.js';
 import { createShellLauncher, type ShellLauncherOptions } from '../sandbox/shell-launcher.js';
 
@@ -46,7 +47,12 @@ export function teammateSandbox(
     throw new TeamdError('USAGE', `commands cannot be sandboxed: ${kind.why}; or set "sandbox": "preferred" in the settings of ${options.configFile}`);
   }
   if (kind.kind === 'none' || mode === 'off') options.logger.warn({ sandbox: describeSandbox(kind, mode) }, 'commands are NOT sandboxed');
-  const layout: SandboxLayout = { workspace: options.workspace, hidden: [options.stateDir, ...secretPlaces(env)], hiddenFiles: secretFiles(env) };
+  const layout: SandboxLayout = {
+    workspace: options.workspace,
+    hidden: [options.stateDir, ...secretPlaces(env)],
+    hiddenFiles: secretFiles(env),
+    ...(kind.kind === 'bwrap' && mode !== 'off' ? { caches: teamCaches(options.stateDir, env) } : {}),
+  };
   const launcher = createShellLauncher({ kind, mode, layout, baseEnv: env, envPolicy: options.envPolicy, marker: options.marker });
   let unconfined = 0;
   return {

@@ -7,7 +7,7 @@ import { statePaths } from '../../src/paths.js';
 import { openBoard } from '../helpers/board.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { processesRunning, TEAMD_BIN, runTeamd } from '../helpers/processes.js';
-import { makeTempDir } from '../helpers/temp-dir.js';
+import { makeTempDir, onBeforeTempRemoval } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
 
 const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;
@@ -148,5 +148,30 @@ describe("a teammate's shell, sandboxed (real daemon, real bubblewrap)", () => {
     expect(fs.readFileSync(path.join(ws, 'listed.txt'), 'utf8')).not.toMatch(/id_rsa|credentials/);
     expect(fs.readFileSync(path.join(ws, 'shadow.txt'), 'utf8')).toBe('');
     expect(fs.readFileSync(path.join(ws, 'gitconfig.txt'), 'utf8')).toContain('Kept Readable');
+  });
+
+  it("writes npm's and the XDG cache into the team's own cache folders, where the rest of the home is read-only (so npx works in a command)", async () => {
+    const ws = makeTempDir('teamd-ws-');
+    // Outside the workspace and outside /tmp (each command has its own): read-only to commands but for the caches.
+    const home = fs.mkdtempSync('/var/tmp/teamd-home-');
+    onBeforeTempRemoval(async () => fs.rmSync(home, { recursive: true, force: true }));
+    const dir = path.join(ws, '.team');
+    const { board } = openBoard(dir);
+    await board.add({
+      subject: 'use the caches',
+      description: sh(
+        'touch "$HOME/.npm/_probe" && touch "$HOME/.cache/probe" && echo cached > caches.txt',
+        'touch "$HOME/elsewhere" 2>/dev/null; echo "rc=$?" > elsewhere.txt',
+      ),
+    });
+    await startDaemon(dir, { env: { HOME: home } });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    await waitFor(() => ['completed', 'failed'].includes(board.get(1).status), 'the task finished', 30_000);
+    expect(board.get(1).status, board.get(1).result ?? '').toBe('completed');
+    expect(fs.readFileSync(path.join(ws, 'caches.txt'), 'utf8')).toBe('cached\n');
+    expect(fs.existsSync(path.join(dir, 'cache', 'npm', '_probe'))).toBe(true);
+    expect(fs.existsSync(path.join(dir, 'cache', 'xdg', 'probe'))).toBe(true);
+    expect(fs.readFileSync(path.join(ws, 'elsewhere.txt'), 'utf8')).not.toBe('rc=0\n');
+    expect(fs.existsSync(path.join(home, 'elsewhere'))).toBe(false);
   });
 });
