@@ -1,6 +1,5 @@
 import path from 'node:path';
-import { callPath, coversCommand, parseRule, ruleCovers, type CallView, type Rule } from './rules.js';
-import { shellCommands } from './shell-commands.js';
+import { callPath, commandsOf, coversCommand, parseRule, ruleCovers, type CallView, type Rule } from './rules.js';
 
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
@@ -85,7 +84,7 @@ const UNSEEN =
 
 /** A bash line whose text does not show what it runs: every command rule is taken to cover it (fail closed). */
 function unseenRun(call: CallView): boolean {
-  return call.tool === 'bash' && typeof call.input.command === 'string' && shellCommands(call.input.command).opaque;
+  return call.tool === 'bash' && commandsOf(call).opaque;
 }
 
 /** Allowed when one rule covers the whole call, or (bash) every simple command is covered by some rule. */
@@ -93,7 +92,7 @@ function allowedByRules(call: CallView, allow: readonly Rule[]): string | null {
   const whole = allow.find((rule) => ruleCovers(rule, call) === 'all');
   if (whole) return `allowed by the rule ${whole.text}`;
   if (call.tool !== 'bash' || typeof call.input.command !== 'string') return null;
-  const { commands, opaque, nested, assigns } = shellCommands(call.input.command);
+  const { commands, opaque, nested, assigns } = commandsOf(call);
   if (opaque || nested || assigns || commands.length < 2) return null;
   const used: string[] = [];
   for (const command of commands) {

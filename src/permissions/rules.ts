@@ -1,6 +1,6 @@
 import path from 'node:path';
 import ignore from 'ignore';
-import { shellCommands } from './shell-commands.js';
+import { shellCommands, type ShellCommands } from './shell-commands.js';
 
 /**
  * A permission rule as Claude Code writes it: `Tool` or `Tool(specifier)`. Tool names are
@@ -149,6 +149,18 @@ function coversPath(specifier: string, relative: string): boolean {
 
 export type Coverage = 'all' | 'some' | 'none';
 
+/** Each bash call's line read once, whatever number of rules is checked against it (the input object is the call's own). */
+const readLines = new WeakMap<object, ShellCommands>();
+
+/** The commands a bash call's line runs. */
+export function commandsOf(call: CallView): ShellCommands {
+  const known = readLines.get(call.input);
+  if (known) return known;
+  const parsed = shellCommands(typeof call.input.command === 'string' ? call.input.command : '');
+  readLines.set(call.input, parsed);
+  return parsed;
+}
+
 /**
  * How much of a call a rule covers. For a compound bash line: `all` when the rule covers every
  * simple command, `some` when it covers at least one (enough for deny and ask), `none` otherwise.
@@ -157,8 +169,7 @@ export function ruleCovers(rule: Rule, call: CallView, widen = false): Coverage 
   if (!rule.tools.some((tool) => tool === call.tool || (tool.startsWith('mcp__') && call.tool.startsWith(`${tool}__`)))) return 'none';
   if (rule.specifier === null) return 'all';
   if (call.tool === 'bash') {
-    const line = typeof call.input.command === 'string' ? call.input.command : '';
-    const parsed = shellCommands(line);
+    const parsed = commandsOf(call);
     // What runs cannot be seen (a variable as the program, eval of one): any command rule might cover it.
     if (parsed.opaque) return 'some';
     const covered = parsed.commands.filter((command) => coversCommand(rule.specifier!, command, widen)).length;

@@ -7,6 +7,7 @@ import { appendRecordSync } from '../fs/append-record.js';
 import { writeFileAtomicSync } from '../fs/atomic-write.js';
 import type { Logger } from '../log/logger.js';
 import type { ChatMessage, Usage } from '../contracts/model.js';
+import { repairConversation } from '../agent/conversation.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { readTextIfExists } from '../fs/read-text.js';
 
@@ -270,6 +271,17 @@ function replay(lines: readonly string[]): Session {
     } else {
       session.messages.push(messageSchema.parse(json) as ChatMessage);
     }
+  }
+  return session;
+}
+
+/** The saved conversation, repaired (and rewritten) where the API would refuse it as it is. */
+export function loadRepairedSession(sessions: SessionStore, logger: Logger): Session {
+  const session = sessions.load();
+  const repairs = repairConversation(session.messages);
+  if (repairs.droppedBlocks + repairs.answeredCalls + repairs.droppedResults > 0) {
+    logger.warn({ repairs }, 'repaired the saved conversation so the API accepts it');
+    sessions.rewrite(session);
   }
   return session;
 }

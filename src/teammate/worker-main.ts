@@ -25,7 +25,8 @@ import { rosterBudget } from './token-budget.js';
 import { policyGateMaker } from './policy-wiring.js';
 import { openMcpServers } from './mcp-wiring.js';
 import { commandEnv, envPolicyOf } from '../sandbox/command-env.js';
-import { isLeadAgent, leadTools, loadRepairedSession, teammateIdentity } from './worker-identity.js';
+import { isLeadAgent, leadTools, teammateIdentity } from './worker-identity.js';
+import { loadRepairedSession } from './session-store.js';
 import { teammateModel } from './model-wiring.js';
 import { teammateSandbox } from './sandbox-wiring.js';
 
