@@ -22,6 +22,8 @@ export const workerMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('asleep') }),
   /** It answered a shutdown request and exits 0 next. */
   z.object({ type: z.literal('shutting-down') }),
+  /** Requests of its commands the network proxy refused since its last report (teamd status adds them up). */
+  z.object({ type: z.literal('network'), refused: z.number().int().positive() }),
   z.object({
     type: z.literal('usage'),
     usage: z.object({

@@ -12,7 +12,13 @@ export interface LaunchDeps {
   /** A command's environment (no secrets, with the leftover marker): the base of every server's environment. */
   readonly commandEnv: NodeJS.ProcessEnv;
   /** Wraps a shell line in the servers' sandbox (sandbox.ts, wrapServer): the workspace's servers run in it. */
-  readonly sandboxed: (command: string) => { readonly file: string; readonly args: readonly string[] };
+  readonly sandboxed: (command: string) => { readonly file: string; readonly args: readonly string[]; readonly env?: Readonly<Record<string, string>> };
+  /**
+   * Whether a workspace server over HTTP may be reached at this host: its URL could have been
+   * written by a command, so it gets no more network than commands do (the sandbox's
+   * allowedDomains). Absent: any host.
+   */
+  readonly hostAllowed?: (host: string) => { readonly allowed: true } | { readonly allowed: false; readonly why: string };
   /** Each line a stdio server writes to stderr. */
   readonly onStderr: (server: string, line: string) => void;
   /** The fetch of servers over HTTP; none: Node's. */
@@ -37,6 +43,8 @@ export function openServer(server: ServerConfig, deps: LaunchDeps): { transport:
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new TeamdError('INVALID_INPUT', `the server ${server.name} in ${server.file}: the url must be http or https`);
+    const verdict = trusted ? null : deps.hostAllowed?.(url.hostname);
+    if (verdict && !verdict.allowed) throw new TeamdError('INVALID_INPUT', `the server ${server.name} in ${server.file} is not reached: ${verdict.why}`);
     const options = { requestInit: { headers: spec.headers }, ...(deps.fetch ? { fetch: deps.fetch as unknown as typeof fetch } : {}) };
     return { transport: new StreamableHTTPClientTransport(url, options), process: null };
   }
@@ -47,7 +55,8 @@ export function openServer(server: ServerConfig, deps: LaunchDeps): { transport:
     return { transport: process, process };
   }
   const wrapped = deps.sandboxed(['exec', ...[spec.command, ...spec.args].map(shellQuote)].join(' '));
-  const process = new ServerProcess({ file: wrapped.file, args: wrapped.args, cwd: deps.workspace, env: { ...deps.commandEnv, ...spec.env } }, onStderr);
+  const env = { ...deps.commandEnv, ...spec.env, ...wrapped.env };
+  const process = new ServerProcess({ file: wrapped.file, args: wrapped.args, cwd: deps.workspace, env }, onStderr);
   return { transport: process, process };
 }
 

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
+import { bridgedCommand, PROXY_SOCKET_INSIDE } from './net-bridge.js';
+import { isInside } from './sandbox-places.js';
 
 /** What the team's settings ask for: bubblewrap or refuse; bubblewrap if installed; never. */
 export type SandboxMode = 'required' | 'preferred' | 'off';
@@ -17,6 +18,16 @@ export interface SandboxLayout {
   readonly hiddenFiles?: readonly string[];
   /** Folders of the team's own bound read-write over a tool's cache (`~/.npm`, `~/.cache`), so npm and npx work. */
   readonly caches?: readonly { readonly source: string; readonly target: string }[];
+  /** A private home (an empty tmpfs) over the daemon's, with what `keep` names bound back read-only (sandbox-places.ts). */
+  readonly home?: { readonly path: string; readonly keep: readonly string[] } | null;
+  /** Read-write besides the workspace (settings sandbox.filesystem.allowWrite). */
+  readonly writable?: readonly string[];
+  /** Read-only though inside a writable place (git's hooks and config, sandbox.filesystem.denyWrite). */
+  readonly readOnly?: readonly string[];
+  /** Read-only again inside a hidden place (sandbox.filesystem.allowRead). */
+  readonly revealed?: readonly string[];
+  /** The network leash: a network namespace of its own, reaching out only through the proxy at `socket`, bridged by `node`. */
+  readonly network?: { readonly socket: string; readonly node: string } | null;
 }
 
 /** A command as spawn() takes it. */
@@ -72,50 +83,90 @@ export function describeSandbox(kind: SandboxKind, mode: SandboxMode): string {
 
 /**
  * Wraps `bash -c command` in bubblewrap: the whole filesystem read-only, the workspace
- * read-write, a private /tmp, the hidden folders replaced by empty read-only ones, and a PID
- * namespace whose init is bwrap itself, killed with the teammate (--die-with-parent) — so
- * every process the command starts, detached or not, ends with it.
+ * read-write, a private /tmp and home, the hidden places replaced by empty read-only ones, its
+ * own network namespace reaching out only through the teammate's proxy, and a PID namespace
+ * whose init is bwrap itself, killed with the teammate (--die-with-parent) — so every process
+ * the command starts, detached or not, ends with it.
  */
 export function wrapCommand(kind: SandboxKind, mode: SandboxMode, command: string, layout: SandboxLayout, workdir: string = layout.workspace): WrappedCommand {
   if (kind.kind !== 'bwrap' || mode === 'off') return { file: 'bash', args: ['-c', command], confined: false };
   const args = ['--die-with-parent', '--unshare-pid', '--new-session', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
-  args.push('--bind', layout.workspace, layout.workspace);
-  for (const dir of layout.hidden) {
-    if (!isFolder(dir) || holdsWorkspace(dir, layout)) continue;
-    args.push('--tmpfs', dir);
-    // A task's worktree lives in the state folder: it alone comes back, read-write, before the rest is made read-only.
-    if (isInside(workdir, dir)) args.push('--bind', workdir, workdir);
-    args.push('--remount-ro', dir);
-  }
-  args.push(...hideFiles(layout), ...bindCaches(layout));
-  args.push('--chdir', workdir, '--', 'bash', '-c', command);
+  args.push(...mountArgs(layout, workdir), '--chdir', workdir, '--', ...run(layout, command));
   return { file: kind.bin, args, confined: true };
 }
 
 /**
  * Wraps an MCP server from the workspace's .mcp.json (which a teammate's commands can rewrite)
  * in bubblewrap: like a command, the filesystem read-only but the workspace and /tmp, with the
- * hidden folders empty; unlike one, with real pids and in the process group it was started in,
- * so teamd stops the server and everything it started with one signal to that group, and
- * --die-with-parent ends it with its teammate.
+ * hidden places empty and the network on the same leash; unlike one, with real pids and in the
+ * process group it was started in, so teamd stops the server and everything it started with one
+ * signal to that group, and --die-with-parent ends it with its teammate.
  */
 export function wrapServer(kind: SandboxKind, mode: SandboxMode, command: string, layout: SandboxLayout): WrappedCommand {
   if (kind.kind !== 'bwrap' || mode === 'off') return { file: 'bash', args: ['-c', command], confined: false };
   const args = ['--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev'];
   if (fs.existsSync('/tmp')) args.push('--bind', '/tmp', '/tmp');
-  args.push('--bind', layout.workspace, layout.workspace);
-  for (const dir of layout.hidden) {
-    if (!isFolder(dir) || holdsWorkspace(dir, layout)) continue;
-    args.push('--tmpfs', dir, '--remount-ro', dir);
-  }
-  args.push(...hideFiles(layout), ...bindCaches(layout));
-  args.push('--chdir', layout.workspace, '--', 'bash', '-c', command);
+  args.push(...mountArgs(layout, layout.workspace), '--chdir', layout.workspace, '--', ...run(layout, command));
   return { file: kind.bin, args, confined: true };
 }
 
-function isInside(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+/** The program bwrap runs: bash, behind the network bridge when the network is leashed. */
+function run(layout: SandboxLayout, command: string): string[] {
+  return layout.network ? bridgedCommand(layout.network.node, ['bash', '-c', command]) : ['bash', '-c', command];
+}
+
+/**
+ * bwrap's mounts after the read-only root, in the order that makes each hold: the private home
+ * and what it keeps, the caches and extra writable places, the workspace, the read-only places
+ * inside it, the hidden places, what is revealed again inside them, then the proxy's socket.
+ */
+function mountArgs(layout: SandboxLayout, workdir: string): string[] {
+  const args: string[] = [];
+  const home = layout.home ?? null;
+  if (home) {
+    args.push('--tmpfs', home.path);
+    for (const kept of home.keep) if (exists(kept)) args.push('--ro-bind', kept, kept);
+  }
+  for (const { source, target } of layout.caches ?? []) {
+    // In a private home bwrap makes the folder; in the real one it must be there already.
+    if (isFolder(source) && ((home && isInside(target, home.path)) || isFolder(target))) args.push('--bind', source, target);
+  }
+  for (const place of layout.writable ?? []) if (exists(place) && !hiddenHolds(place, layout)) args.push('--bind', place, place);
+  args.push('--bind', layout.workspace, layout.workspace);
+  for (const place of layout.readOnly ?? []) if (exists(place)) args.push('--ro-bind', place, place);
+  for (const dir of layout.hidden) {
+    if (!isFolder(dir) || holdsWorkspace(dir, layout) || goneWithHome(dir, layout)) continue;
+    args.push('--tmpfs', dir);
+    // A task's worktree lives in the state folder: it alone comes back, read-write, before the rest is made read-only.
+    if (isInside(workdir, dir)) args.push('--bind', workdir, workdir);
+    args.push('--remount-ro', dir);
+  }
+  args.push(...hideFiles(layout));
+  for (const place of layout.revealed ?? []) if (exists(place) && !hiddenHolds(place, layout, true)) args.push('--ro-bind', place, place);
+  if (layout.network) args.push('--unshare-net', '--bind', layout.network.socket, PROXY_SOCKET_INSIDE);
+  return args;
+}
+
+/** A place of the real home that is not in the private one anyway (not inside what it keeps): nothing to hide. */
+function goneWithHome(place: string, layout: SandboxLayout): boolean {
+  const home = layout.home;
+  if (!home || !isInside(place, home.path)) return false;
+  return !home.keep.some((kept) => kept === place || isInside(place, kept));
+}
+
+function exists(place: string): boolean {
+  return fs.lstatSync(place, { throwIfNoEntry: false }) !== undefined;
+}
+
+/**
+ * Whether a place lies in (or holds) the state folder, the first hidden place: never made
+ * writable or revealed, whatever the settings say. `stateOnly` checks the state folder alone
+ * (revealing a place inside another hidden one is what allowRead is for).
+ */
+function hiddenHolds(place: string, layout: SandboxLayout, stateOnly = false): boolean {
+  const state = layout.hidden[0];
+  const hidden = stateOnly ? (state ? [state] : []) : layout.hidden;
+  return hidden.some((dir) => dir === place || isInside(place, dir) || isInside(dir, place));
 }
 
 /** A folder itself, not a symlink to one (a symlink to a secret folder is hidden by hiding its target, which is listed too). */
@@ -132,76 +183,7 @@ function holdsWorkspace(dir: string, layout: SandboxLayout): boolean {
 function hideFiles(layout: SandboxLayout): string[] {
   const args: string[] = [];
   for (const file of layout.hiddenFiles ?? []) {
-    if (fs.lstatSync(file, { throwIfNoEntry: false })?.isFile() === true) args.push('--ro-bind', '/dev/null', file);
+    if (fs.lstatSync(file, { throwIfNoEntry: false })?.isFile() === true && !goneWithHome(file, layout)) args.push('--ro-bind', '/dev/null', file);
   }
   return args;
-}
-
-/** bwrap's arguments that bind each cache of the team's over the tool's own (both must be folders; one that cannot be is left out). */
-function bindCaches(layout: SandboxLayout): string[] {
-  const args: string[] = [];
-  for (const { source, target } of layout.caches ?? []) {
-    if (isFolder(source) && isFolder(target)) args.push('--bind', source, target);
-  }
-  return args;
-}
-
-/**
- * The team's caches for the tools commands run (npm's, and the XDG cache pip and others use), in
- * the state folder, each made if missing with the tool's own folder to mount it on: the rest of
- * the home is read-only to commands, and npx failed writing its cache there.
- */
-export function teamCaches(stateDir: string, env: NodeJS.ProcessEnv): { source: string; target: string }[] {
-  const home = env.HOME;
-  if (!home) return [];
-  const caches = [
-    { source: path.join(stateDir, 'cache', 'npm'), target: path.join(home, '.npm') },
-    { source: path.join(stateDir, 'cache', 'xdg'), target: path.join(home, '.cache') },
-  ];
-  return caches.filter(({ source, target }) => {
-    try {
-      fs.mkdirSync(source, { recursive: true, mode: 0o700 });
-      if (!fs.existsSync(target)) fs.mkdirSync(target, { recursive: true, mode: 0o700 });
-      return true;
-    } catch {
-      // A home that is not writable: commands keep the tool's own folder, read-only.
-      return false;
-    }
-  });
-}
-
-/** Folders of a home that hold credentials: keys, cloud and registry logins, tokens. */
-const SECRET_HOME_FOLDERS = [
-  '.config/teamd',
-  '.ssh',
-  '.aws',
-  '.gnupg',
-  '.docker',
-  '.kube',
-  '.azure',
-  '.config/gh',
-  '.config/gcloud',
-  '.password-store',
-  '.terraform.d',
-];
-/** Files of a home that hold credentials. */
-const SECRET_HOME_FILES = ['.npmrc', '.netrc', '.pgpass', '.git-credentials', '.pypirc', '.yarnrc.yml', '.my.cnf', '.vault-token'];
-/** Files of the system only root should read. */
-const SECRET_SYSTEM_FILES = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers'];
-
-/** Folders a teammate's commands must never see, besides the state folder: credentials in the daemon's home, and root's home. */
-export function secretPlaces(env: NodeJS.ProcessEnv): string[] {
-  const home = env.HOME;
-  const places = home ? SECRET_HOME_FOLDERS.map((name) => path.join(home, name)) : [];
-  // Root's home, when the daemon's is another: its files are root's alone.
-  if (home !== '/root') places.push('/root');
-  return places;
-}
-
-/** Files a teammate's commands must never read: credentials in the daemon's home (and where PGPASSFILE says), and the system's password hashes. */
-export function secretFiles(env: NodeJS.ProcessEnv): string[] {
-  const home = env.HOME;
-  const files = home ? SECRET_HOME_FILES.map((name) => path.join(home, name)) : [];
-  if (env.PGPASSFILE) files.push(path.resolve(env.PGPASSFILE));
-  return [...files, ...SECRET_SYSTEM_FILES];
 }

@@ -4,6 +4,7 @@ import { parseRules, PERMISSION_MODES, type PermissionRules } from '../permissio
 import { parseRule } from '../permissions/rules.js';
 import { jsonErrorOffset } from './json-error-position.js';
 import { readBoundedText } from '../fs/read-text.js';
+import { combineSandboxSettings, DEFAULT_SANDBOX_SETTINGS, sandboxSettingsSchema, type SandboxSettings } from './sandbox-settings.js';
 
 /** Hook events: Claude Code's, and teamd's own about the team's work. */
 export const HOOK_EVENTS = [
@@ -67,6 +68,8 @@ export const settingsFileSchema = z.looseObject({
   enabledMcpjsonServers: z.array(z.string().min(1).max(64)).max(1000).optional(),
   /** Claude Code's: MCP servers never used; the team's and the role's lists add up. */
   disabledMcpjsonServers: z.array(z.string().min(1).max(64)).max(1000).optional(),
+  /** Claude Code's: what sandboxed commands may read, write and reach (sandbox-settings.ts). */
+  sandbox: sandboxSettingsSchema.optional(),
   hooks: z
     .record(z.string(), z.array(hookGroupSchema))
     .superRefine((hooks, ctx) => {
@@ -96,6 +99,8 @@ export interface Settings {
   readonly askTimeoutDecision: 'allow' | 'deny';
   /** Which configured MCP servers the teammate uses: `enabled` null means all of them. */
   readonly mcpServers: { readonly enabled: readonly string[] | null; readonly disabled: readonly string[] };
+  /** What commands may read, write and reach beyond teamd's defaults. */
+  readonly sandbox: SandboxSettings;
 }
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
@@ -110,6 +115,7 @@ export const DEFAULT_SETTINGS: Settings = {
   askTimeoutMs: DEFAULT_ASK_TIMEOUT_MS,
   askTimeoutDecision: 'deny',
   mcpServers: { enabled: null, disabled: [] },
+  sandbox: DEFAULT_SANDBOX_SETTINGS,
 };
 
 /**
@@ -174,6 +180,7 @@ export function combineSettings(team: SettingsFile | null, role: SettingsFile | 
           .at(-1) ?? null,
       disabled: files.flatMap((file) => file.disabledMcpjsonServers ?? []),
     },
+    sandbox: combineSandboxSettings(files.map((file) => file.sandbox)),
   };
 }
 

@@ -267,6 +267,12 @@ export class Supervisor {
       case 'usage':
         this.deps.roster.patchMember(name, { usage: message.usage });
         break;
+      case 'network': {
+        const before = this.deps.roster.member(name)?.netRefused ?? 0;
+        this.deps.roster.patchMember(name, { netRefused: before + message.refused });
+        this.deps.logger.warn({ teammate: name, refused: message.refused }, 'network: the proxy refused requests of its commands (its log names each)');
+        break;
+      }
     }
   }
 

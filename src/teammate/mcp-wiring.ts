@@ -17,6 +17,7 @@ export interface McpWiring {
   readonly env: NodeJS.ProcessEnv;
   readonly commandEnv: NodeJS.ProcessEnv;
   readonly sandboxed: LaunchDeps['sandboxed'];
+  readonly hostAllowed?: LaunchDeps['hostAllowed'];
   readonly connectTimeoutMs: number;
   readonly toolTimeoutMs: number;
   readonly logger: Logger;
@@ -53,6 +54,7 @@ export async function openMcpServers(deps: McpWiring): Promise<McpServers | null
         env: deps.env,
         commandEnv: deps.commandEnv,
         sandboxed: deps.sandboxed,
+        ...(deps.hostAllowed ? { hostAllowed: deps.hostAllowed } : {}),
         ...(fetch ? { fetch } : {}),
         onStderr: (name, line) => {
           const count = (logged.get(name) ?? 0) + 1;

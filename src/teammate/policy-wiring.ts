@@ -43,6 +43,13 @@ export function mcpChoiceFor(paths: StatePaths, role: string): Settings['mcpServ
   }
 }
 
+/** A teammate's settings files, read once now: a bad file is reported as the teammate starts, not at its first call. */
+export function settingsSourceFor(paths: StatePaths, role: string, logger: Logger): SettingsSource {
+  const settings = new SettingsSource(settingsFiles(paths, role), logger);
+  settings.current();
+  return settings;
+}
+
 /** Builds the policy gate of one teammate (permission rules, hooks, asking the lead). */
 export function policyGateMaker(deps: {
   readonly name: string;
@@ -54,11 +61,11 @@ export function policyGateMaker(deps: {
   readonly bell: Bell;
   readonly verifyGrant: (message: Message) => boolean;
   readonly env: NodeJS.ProcessEnv;
+  /** The team's and role's settings (settingsSourceFor): the sandbox reads the same. */
+  readonly settings: SettingsSource;
   readonly logger: Logger;
 }): MakeGate {
-  const settings = new SettingsSource(settingsFiles(deps.paths, deps.role), deps.logger);
-  // Read once at start: a bad file is reported as the teammate starts, not at its first call.
-  settings.current();
+  const settings = deps.settings;
   const hookEnv = { workspace: deps.workspace, env: deps.env, logger: deps.logger };
   return (view) => {
     const identity = {

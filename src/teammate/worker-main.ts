@@ -22,7 +22,7 @@ import { TeammateRuntime, type RuntimeEnd } from './teammate-runtime.js';
 import { teammateHeap } from './heap-wiring.js';
 import { parseWorkerArgs } from './worker-args.js';
 import { rosterBudget } from './token-budget.js';
-import { policyGateMaker } from './policy-wiring.js';
+import { policyGateMaker, settingsSourceFor } from './policy-wiring.js';
 import { openMcpServers } from './mcp-wiring.js';
 import { commandEnv, envPolicyOf } from '../sandbox/command-env.js';
 import { isLeadAgent, leadTools, teammateIdentity } from './worker-identity.js';
@@ -86,14 +86,20 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
   const bell = await store.bell({ inbox: args.name }, { rescanMs: config.settings.recheckMs });
   const workspace = path.dirname(paths.root);
   const marker = { name: SPAWNED_BY_ENV, value: spawnMarker(proc.pid, paths.root) };
-  const sandbox = teammateSandbox({
+  const settings = settingsSourceFor(paths, member.role, logger);
+  const sandbox = await teammateSandbox({
+    name: args.name,
     mode: config.settings.sandbox,
     workspace,
     stateDir: paths.root,
+    runDir: paths.runDir,
+    execPath: proc.execPath,
     configFile: paths.config,
     env: proc.env,
     envPolicy: envPolicyOf(config.settings),
     marker,
+    settings: () => settings.current().sandbox,
+    reportRefused: (refused) => link.send({ type: 'network', refused }),
     logger,
   });
   // What commands, hooks and the workspace's MCP servers see of this process's environment.
@@ -121,6 +127,7 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
     commandEnv: commandsEnv,
     // The workspace's servers: in the sandbox (teammates can rewrite .mcp.json), with real pids in one process group.
     sandboxed: (command) => sandbox.wrapServer(command),
+    hostAllowed: (host) => sandbox.hostAllowed(host),
     connectTimeoutMs: config.settings.mcpConnectTimeoutMs,
     toolTimeoutMs: config.settings.mcpToolTimeoutMs,
     logger,
@@ -184,6 +191,7 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
       verifyGrant: (message) => protocolKey.verify(message),
       // Hooks see what commands see: the person's hook scripts read a payload the model wrote.
       env: commandsEnv,
+      settings,
       logger,
     }),
   });
@@ -218,6 +226,7 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
     jobs.stopAll('its teammate stopped while it ran');
     // Its MCP servers end with it: stdin closed, then SIGTERM, then SIGKILL to each one's process group.
     await mcp?.stopAll();
+    await sandbox.close();
     await bell.close();
     await store.close();
   }

@@ -150,28 +150,53 @@ describe("a teammate's shell, sandboxed (real daemon, real bubblewrap)", () => {
     expect(fs.readFileSync(path.join(ws, 'gitconfig.txt'), 'utf8')).toContain('Kept Readable');
   });
 
-  it("writes npm's and the XDG cache into the team's own cache folders, where the rest of the home is read-only (so npx works in a command)", async () => {
+  it("runs commands in a private home: the person's files are not there, git's config and the toolchains on PATH are (read-only), npm's and the XDG cache are the team's own", async () => {
     const ws = makeTempDir('teamd-ws-');
-    // Outside the workspace and outside /tmp (each command has its own): read-only to commands but for the caches.
+    // Outside the workspace and outside /tmp (each command has its own).
     const home = fs.mkdtempSync('/var/tmp/teamd-home-');
     onBeforeTempRemoval(async () => fs.rmSync(home, { recursive: true, force: true }));
+    const plant = (file: string, text: string, mode = 0o644): void => {
+      fs.mkdirSync(path.dirname(path.join(home, file)), { recursive: true });
+      fs.writeFileSync(path.join(home, file), text, { mode });
+    };
+    plant('.ssh/id_rsa', 'PRIVATE-SSH-KEY');
+    plant('.pgpass', 'localhost:5432:*:teamd:PG-SECRET');
+    plant('notes/diary.txt', 'PERSONAL-NOTES');
+    plant('.bash_history', 'HISTORY-SECRET');
+    plant('.gitconfig', '[user]\n  name = Kept Readable\n');
+    // A toolchain installed in the home, on PATH (as ~/.nvm, ~/.pyenv or ~/.cargo are).
+    plant('.tools/bin/hometool', '#!/bin/sh\necho tool-ran\n', 0o755);
+    plant('.tools/credentials.toml', 'TOOL-SECRET');
+    plant('.cargo/credentials.toml', 'CARGO-SECRET');
     const dir = path.join(ws, '.team');
     const { board } = openBoard(dir);
     await board.add({
-      subject: 'use the caches',
+      subject: 'look at the home',
       description: sh(
+        'ls -A "$HOME" > home-listing.txt',
+        `cat ${home}/.ssh/id_rsa ${home}/.pgpass ${home}/notes/diary.txt ${home}/.bash_history ${home}/.cargo/credentials.toml > stolen.txt 2>/dev/null; true`,
+        'cat "$HOME/.gitconfig" > gitconfig.txt',
+        'hometool > tool.txt',
         'touch "$HOME/.npm/_probe" && touch "$HOME/.cache/probe" && echo cached > caches.txt',
-        'touch "$HOME/elsewhere" 2>/dev/null; echo "rc=$?" > elsewhere.txt',
+        'echo x > "$HOME/elsewhere"; echo "x" > "$HOME/.tools/planted" 2>/dev/null; echo "rc=$?" > toolchain-write.txt',
       ),
     });
-    await startDaemon(dir, { env: { HOME: home } });
+    await startDaemon(dir, { env: { HOME: home, PATH: `${home}/.tools/bin:${process.env.PATH}` } });
     expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
     await waitFor(() => ['completed', 'failed'].includes(board.get(1).status), 'the task finished', 30_000);
     expect(board.get(1).status, board.get(1).result ?? '').toBe('completed');
+    const listing = fs.readFileSync(path.join(ws, 'home-listing.txt'), 'utf8').split('\n').filter(Boolean).sort();
+    expect(listing).toEqual(['.cache', '.gitconfig', '.npm', '.tools']);
+    const stolen = fs.readFileSync(path.join(ws, 'stolen.txt'), 'utf8');
+    for (const secret of ['PRIVATE-SSH-KEY', 'PG-SECRET', 'PERSONAL-NOTES', 'HISTORY-SECRET', 'CARGO-SECRET']) expect(stolen).not.toContain(secret);
+    expect(fs.readFileSync(path.join(ws, 'gitconfig.txt'), 'utf8')).toContain('Kept Readable');
+    expect(fs.readFileSync(path.join(ws, 'tool.txt'), 'utf8')).toBe('tool-ran\n');
     expect(fs.readFileSync(path.join(ws, 'caches.txt'), 'utf8')).toBe('cached\n');
     expect(fs.existsSync(path.join(dir, 'cache', 'npm', '_probe'))).toBe(true);
     expect(fs.existsSync(path.join(dir, 'cache', 'xdg', 'probe'))).toBe(true);
-    expect(fs.readFileSync(path.join(ws, 'elsewhere.txt'), 'utf8')).not.toBe('rc=0\n');
+    // Writes to the private home land nowhere the person sees; the toolchain is read-only.
     expect(fs.existsSync(path.join(home, 'elsewhere'))).toBe(false);
+    expect(fs.readFileSync(path.join(ws, 'toolchain-write.txt'), 'utf8')).not.toBe('rc=0\n');
+    expect(fs.existsSync(path.join(home, '.tools', 'planted'))).toBe(false);
   });
 });

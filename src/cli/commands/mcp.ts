@@ -8,9 +8,9 @@ import { readPublishedServers } from '../../mcp/published-servers.js';
 import type { StatePaths } from '../../paths.js';
 import { readConfig } from '../../roster/roster.js';
 import { commandEnv, envPolicyOf } from '../../sandbox/command-env.js';
-import { detectSandbox, secretPlaces, wrapServer, secretFiles } from '../../sandbox/sandbox.js';
 import { SPAWNED_BY_ENV, spawnMarker } from '../../supervisor/leftovers.js';
-import { mcpChoiceFor } from '../../teammate/policy-wiring.js';
+import { mcpChoiceFor, settingsSourceFor } from '../../teammate/policy-wiring.js';
+import { teammateSandbox } from '../../teammate/sandbox-wiring.js';
 import { firstLine } from '../../text.js';
 import { stateFolderFor } from '../context.js';
 import { memberView } from '../member-view.js';
@@ -94,22 +94,41 @@ function checkCommand(io: Io): Command {
       const settings = readConfig(paths.config).settings;
       const marker = { name: SPAWNED_BY_ENV, value: spawnMarker(process.pid, paths.root) };
       const workspace = path.dirname(paths.root);
-      const reports = await checkServers(chosen, {
-        launch: {
-          workspace,
-          env: io.env,
-          commandEnv: commandEnv(io.env, envPolicyOf(settings), marker),
-          sandboxed: (command) =>
-            wrapServer(detectSandbox(), settings.sandbox, command, {
-              workspace,
-              hidden: [paths.root, ...secretPlaces(io.env)],
-              hiddenFiles: secretFiles(io.env),
-            }),
-          onStderr: () => {},
-        },
-        connectTimeoutMs: options.timeout ?? settings.mcpConnectTimeoutMs,
-        logger: createLogger(),
+      const logger = createLogger();
+      const settingsFiles = settingsSourceFor(paths, '', logger);
+      // The workspace's servers start as a teammate's would: in its sandbox, the network on its leash.
+      const sandbox = await teammateSandbox({
+        name: `check-${process.pid}`,
+        mode: settings.sandbox,
+        workspace,
+        stateDir: paths.root,
+        runDir: paths.runDir,
+        execPath: process.execPath,
+        configFile: paths.config,
+        env: io.env,
+        envPolicy: envPolicyOf(settings),
+        marker,
+        settings: () => settingsFiles.current().sandbox,
+        reportRefused: () => {},
+        logger,
       });
+      let reports: Awaited<ReturnType<typeof checkServers>>;
+      try {
+        reports = await checkServers(chosen, {
+          launch: {
+            workspace,
+            env: io.env,
+            commandEnv: commandEnv(io.env, envPolicyOf(settings), marker),
+            sandboxed: (command) => sandbox.wrapServer(command),
+            hostAllowed: (host) => sandbox.hostAllowed(host),
+            onStderr: () => {},
+          },
+          connectTimeoutMs: options.timeout ?? settings.mcpConnectTimeoutMs,
+          logger,
+        });
+      } finally {
+        await sandbox.close();
+      }
       if (options.json) printJson(io, reports);
       else if (reports.length === 0) io.out('no MCP servers configured\n');
       else
