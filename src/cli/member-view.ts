@@ -24,6 +24,8 @@ export interface MemberView {
   readonly problem: string | null;
   readonly retryAt: string | null;
   readonly wakes: number;
+  /** Requests of its commands the network proxy refused (its log names each). */
+  readonly netRefused: number;
 }
 
 /** Statuses only a running daemon keeps true: with it gone, they are stale. */
@@ -53,6 +55,7 @@ export function memberView(member: Member, teamModel: string, daemonRunning: boo
     problem: stopped ? stoppedHint(member.pid!, 'it takes no work and answers nothing') : (member.problem ?? null),
     retryAt: stopped ? null : (member.retryAt ?? null),
     wakes: member.wakes ?? 0,
+    netRefused: member.netRefused ?? 0,
   };
 }
 

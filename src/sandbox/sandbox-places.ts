@@ -83,7 +83,7 @@ export function privateHome(env: NodeJS.ProcessEnv, workspace: string, execPath:
  * the state folder, each made if missing, with the place in the home it is bound over: the
  * home is private to each command, and a cache there would be lost after every call.
  */
-export function teamCaches(stateDir: string, env: NodeJS.ProcessEnv): { source: string; target: string }[] {
+export function teamCaches(stateDir: string, env: NodeJS.ProcessEnv, make = true): { source: string; target: string }[] {
   const home = env.HOME;
   if (!home) return [];
   const caches = [
@@ -91,6 +91,7 @@ export function teamCaches(stateDir: string, env: NodeJS.ProcessEnv): { source: 
     { source: path.join(stateDir, 'cache', 'xdg'), target: path.join(home, '.cache') },
   ];
   return caches.filter(({ source }) => {
+    if (!make) return true;
     try {
       fs.mkdirSync(source, { recursive: true, mode: 0o700 });
       return true;

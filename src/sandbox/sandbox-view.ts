@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { resolvePlace, type SandboxSettings } from '../settings/sandbox-settings.js';
 import { DEFAULT_ALLOWED_DOMAINS, type NetworkPolicy } from './net-policy.js';
-import type { SandboxLayout } from './sandbox.js';
+import { goneWithHome, type SandboxLayout } from './sandbox.js';
 import { privateHome, protectedPaths, secretFiles, secretPlaces, teamCaches } from './sandbox-places.js';
 
 /** Where a teammate's commands run: what the sandbox starts from before the settings add or remove places. */
@@ -15,13 +15,13 @@ export interface SandboxBase {
 }
 
 /** teamd's own view for commands: the secrets hidden, a private home, the team's caches, git's hooks and config read-only. */
-export function baseLayout(base: SandboxBase): SandboxLayout {
+export function baseLayout(base: SandboxBase, options: { readonly makeCaches?: boolean } = {}): SandboxLayout {
   return {
     workspace: base.workspace,
     hidden: [base.stateDir, ...secretPlaces(base.env)],
     hiddenFiles: secretFiles(base.env),
     home: privateHome(base.env, base.workspace, base.execPath),
-    caches: teamCaches(base.stateDir, base.env),
+    caches: teamCaches(base.stateDir, base.env, options.makeCaches ?? true),
     readOnly: protectedPaths(base.workspace),
   };
 }
@@ -60,16 +60,19 @@ export function networkPolicyOf(settings: SandboxSettings): NetworkPolicy {
 export function describeLayout(layout: SandboxLayout, policy: NetworkPolicy): string[] {
   const list = (places: readonly string[] | undefined): string => (places && places.length > 0 ? places.join(', ') : '(none)');
   const present = (places: readonly string[] | undefined): string[] => (places ?? []).filter((place) => fs.existsSync(place));
+  const absent = [...(layout.writable ?? []), ...(layout.revealed ?? [])].filter((place) => !fs.existsSync(place));
+  const hidden = present([...layout.hidden, ...(layout.hiddenFiles ?? [])]).filter((place) => !goneWithHome(place, layout));
   const home = layout.home;
   const domains = policy.allowedDomains.length === 0 ? 'none: commands have no network' : policy.allowedDomains.join(', ');
   return [
-    `read-write: ${list([layout.workspace, ...(layout.writable ?? [])])}, a private /tmp`,
+    `read-write: ${list([layout.workspace, ...present(layout.writable)])}, a private /tmp`,
     home
       ? `home: ${home.path} is a private, empty one per command; kept read-only: ${list(present(home.keep))}; caches: ${list((layout.caches ?? []).map((cache) => cache.target))}`
       : 'home: the real one, read-only (it is inside the workspace, or HOME is not set)',
     `read-only inside writable places: ${list(present(layout.readOnly))}`,
-    `hidden (empty): ${list(present([...layout.hidden, ...(layout.hiddenFiles ?? [])]))}`,
-    `shown again: ${list(layout.revealed)}`,
+    `hidden (empty): ${list(hidden)}`,
+    `shown again: ${list(present(layout.revealed))}`,
+    ...(absent.length > 0 ? [`named in the settings but absent (nothing to bind): ${list(absent)}`] : []),
     `network: only through teamd's proxy; allowed domains: ${domains}${policy.defaulted ? " (teamd's default: package registries)" : ''}; this machine's own addresses: ${policy.allowLocalBinding ? 'allowed (allowLocalBinding)' : 'refused'}`,
     'everything else: read-only',
   ];

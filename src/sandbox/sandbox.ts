@@ -148,7 +148,7 @@ function mountArgs(layout: SandboxLayout, workdir: string): string[] {
 }
 
 /** A place of the real home that is not in the private one anyway (not inside what it keeps): nothing to hide. */
-function goneWithHome(place: string, layout: SandboxLayout): boolean {
+export function goneWithHome(place: string, layout: SandboxLayout): boolean {
   const home = layout.home;
   if (!home || !isInside(place, home.path)) return false;
   return !home.keep.some((kept) => kept === place || isInside(place, kept));

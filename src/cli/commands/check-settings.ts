@@ -2,15 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { TeamdError } from '../../errors.js';
-import { combineSettings, readSettingsFile, type HookEvent } from '../../settings/settings.js';
+import { combineSettings, DEFAULT_SETTINGS, readSettingsFile, type HookEvent } from '../../settings/settings.js';
 import { pathsFor } from '../context.js';
+import { baseLayout, describeLayout, layoutWith, networkPolicyOf } from '../../sandbox/sandbox-view.js';
 import { printJson, type Io } from '../output.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 
 /** Checks the team's settings and every role's, or one file, without applying anything. */
 export function checkSettingsCommand(io: Io): Command {
   return withCommonOptions(
-    new Command('check-settings').description('validate settings.json and roles/*.json (permission rules and hooks) without applying them'),
+    new Command('check-settings').description(
+      'validate settings.json and roles/*.json (permission rules, hooks, sandbox) without applying them, and show what commands see',
+    ),
   )
     .option('--file <path>', 'check this file instead')
     .action((options: CommonOptions & { file?: string }) => {
@@ -19,13 +22,19 @@ export function checkSettingsCommand(io: Io): Command {
       const files = options.file
         ? [path.resolve(io.cwd, options.file)]
         : [path.join(paths.root, 'settings.json'), ...listJson(rolesDir).map((name) => path.join(rolesDir, name))];
+      const where = { workspace: path.dirname(paths.root), stateDir: paths.root, env: io.env, execPath: process.execPath };
+      const base = baseLayout(where, { makeCaches: false });
       const reports = files.map((file) => {
         const parsed = readSettingsFile(file);
         if (parsed === null) {
           if (options.file) throw new TeamdError('INVALID_INPUT', `${file} does not exist`);
-          return { file, exists: false };
+          return { file, exists: false, sandbox: describeLayout(layoutWith(base, DEFAULT_SETTINGS.sandbox, where), networkPolicyOf(DEFAULT_SETTINGS.sandbox)) };
         }
+        // A role's file is shown on top of the team's, as a teammate of that role gets it.
+        const teamFile = path.join(paths.root, 'settings.json');
+        const under = !options.file && file !== teamFile ? readTeamFileQuietly(teamFile) : null;
         const settings = combineSettings(parsed, null);
+        const combined = combineSettings(under, parsed);
         const hooks = Object.fromEntries(
           (Object.entries(settings.hooks) as [HookEvent, readonly { hooks: readonly unknown[] }[]][]).map(([event, groups]) => [
             event,
@@ -40,20 +49,32 @@ export function checkSettingsCommand(io: Io): Command {
           deny: settings.rules.deny.length,
           ask: settings.rules.ask.length,
           hooks,
+          sandbox: describeLayout(layoutWith(base, combined.sandbox, where), networkPolicyOf(combined.sandbox)),
         };
       });
       if (options.json) return printJson(io, reports);
       for (const report of reports) {
         if (!report.exists) {
           io.out(`${report.file}: absent (the mode default: reads allowed, everything else asked)\n`);
+          io.out(`  what commands see (with bubblewrap):\n${report.sandbox.map((line) => `    ${line}\n`).join('')}`);
           continue;
         }
         const hooks = Object.entries(report.hooks ?? {}).map(([event, count]) => `${event} ${count}`);
         io.out(
           `${report.file}: ok, mode ${report.mode}, ${report.allow} allow, ${report.ask} ask, ${report.deny} deny rules; hooks: ${hooks.length ? hooks.join(', ') : 'none'}\n`,
         );
+        io.out(`  what commands see (with bubblewrap):\n${(report.sandbox ?? []).map((line) => `    ${line}\n`).join('')}`);
       }
     });
+}
+
+/** The team's file under a role's; one that does not parse counts as absent here (its own report says why). */
+function readTeamFileQuietly(file: string): ReturnType<typeof readSettingsFile> {
+  try {
+    return readSettingsFile(file);
+  } catch {
+    return null;
+  }
 }
 
 function listJson(dir: string): string[] {

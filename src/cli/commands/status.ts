@@ -132,6 +132,13 @@ export function statusCommand(io: Io): Command {
               : ''
           }\n`,
         );
+        const refused = members.filter((m) => m.netRefused > 0);
+        const refusedCount = refused.reduce((sum, m) => sum + m.netRefused, 0);
+        io.out(
+          `network: ${refusedCount} request${refusedCount === 1 ? '' : 's'} of commands refused by the proxy${
+            refused.length > 0 ? ` (${refused.map((m) => `${m.name} ${m.netRefused}`).join(', ')}; teamd logs <name> names each)` : ''
+          }\n`,
+        );
         const limits = inotify.limits ? `; limits per user: ${inotify.limits.maxInstances} instances, ${inotify.limits.maxWatches} watches` : '';
         io.out(
           `watches: ${inotify.watches} inotify watches in ${inotify.instances} instances (daemon ${inotify.daemon?.watches ?? 0}, teammates ${inotify.watches - (inotify.daemon?.watches ?? 0)})${limits}\n`,
