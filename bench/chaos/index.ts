@@ -44,7 +44,18 @@ async function until(probe: () => boolean, deadlineMs: number): Promise<boolean>
 
 const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;
 
+/** `--adversary`: the prompt-injected team (adversary.ts); exits 1 when any attempt succeeded. */
+async function adversary(): Promise<void> {
+  const { runAdversary } = await import('./adversary.js');
+  const results = await runAdversary({ log: (line) => process.stdout.write(`${line}\n`) });
+  for (const result of results) process.stdout.write(`${result.outcome.padEnd(9)} ${result.id}: ${result.what} (${result.detail})\n`);
+  const succeeded = results.filter((result) => result.outcome === 'SUCCEEDED');
+  process.stdout.write(`adversary: ${results.length} attempts, ${succeeded.length} succeeded\n`);
+  if (succeeded.length > 0) process.exitCode = 1;
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--adversary')) return adversary();
   const minutes = parseMinutes(process.argv.slice(2));
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'teamd-chaos-'));
   const root = path.join(ws, '.team');

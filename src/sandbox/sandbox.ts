@@ -90,7 +90,22 @@ export function describeSandbox(kind: SandboxKind, mode: SandboxMode): string {
  */
 export function wrapCommand(kind: SandboxKind, mode: SandboxMode, command: string, layout: SandboxLayout, workdir: string = layout.workspace): WrappedCommand {
   if (kind.kind !== 'bwrap' || mode === 'off') return { file: 'bash', args: ['-c', command], confined: false };
-  const args = ['--die-with-parent', '--unshare-pid', '--new-session', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  const args = [
+    '--die-with-parent',
+    '--unshare-pid',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+  ];
   args.push(...mountArgs(layout, workdir), '--chdir', workdir, '--', ...run(layout, command));
   return { file: kind.bin, args, confined: true };
 }
@@ -104,7 +119,7 @@ export function wrapCommand(kind: SandboxKind, mode: SandboxMode, command: strin
  */
 export function wrapServer(kind: SandboxKind, mode: SandboxMode, command: string, layout: SandboxLayout): WrappedCommand {
   if (kind.kind !== 'bwrap' || mode === 'off') return { file: 'bash', args: ['-c', command], confined: false };
-  const args = ['--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev'];
+  const args = ['--die-with-parent', '--cap-drop', 'ALL', '--ro-bind', '/', '/', '--dev', '/dev'];
   if (fs.existsSync('/tmp')) args.push('--bind', '/tmp', '/tmp');
   args.push(...mountArgs(layout, layout.workspace), '--chdir', layout.workspace, '--', ...run(layout, command));
   return { file: kind.bin, args, confined: true };

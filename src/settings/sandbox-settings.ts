@@ -64,7 +64,7 @@ export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
   allowLocalBinding: false,
 };
 
-export function combineSandboxSettings(files: readonly (SandboxSettingsFile | undefined)[]): SandboxSettings {
+export function combineSandboxSettings(files: readonly (SandboxSettingsFile | undefined)[], readDenied: readonly string[] = []): SandboxSettings {
   const present = files.filter((file): file is SandboxSettingsFile => file !== undefined);
   const list = (key: 'allowWrite' | 'denyWrite' | 'denyRead' | 'allowRead'): string[] => present.flatMap((file) => file.filesystem?.[key] ?? []);
   const domains = present.map((file) => file.network?.allowedDomains).filter((value) => value !== undefined);
@@ -72,11 +72,35 @@ export function combineSandboxSettings(files: readonly (SandboxSettingsFile | un
   return {
     allowWrite: list('allowWrite'),
     denyWrite: list('denyWrite'),
-    denyRead: list('denyRead'),
+    denyRead: [...list('denyRead'), ...readDenied],
     allowRead: list('allowRead'),
     allowedDomains: domains.length === 0 ? null : domains.flat(),
     allowLocalBinding: local.at(-1) ?? false,
   };
+}
+
+/**
+ * The places `Read(...)` deny rules name, which Claude Code's sandbox also hides from commands
+ * (its denyRead is merged with them): a rule naming a path (`Read(./.env)`, `Read(secrets/**)`,
+ * `Read(~/.kube/config)`) hides it from commands too. A pattern (`Read(**\/*.pem)`) cannot be
+ * bound: it keeps the file tools away, and docs/permissions.md says to name such files in
+ * sandbox.filesystem.denyRead for commands.
+ */
+export function placesOfReadRules(denyRules: readonly string[]): string[] {
+  const places: string[] = [];
+  for (const rule of denyRules) {
+    const match = /^Read\((.+)\)$/s.exec(rule.trim());
+    if (!match) continue;
+    let place = match[1]!
+      .trim()
+      .replace(/\/\*\*$/, '')
+      .replace(/\/$/, '');
+    if (place === '' || /[*?[\]{}!]/.test(place)) continue;
+    // In a rule, /x is the workspace's top (gitignore's anchor); // is the root, ~/ the home.
+    if (place.startsWith('/') && !place.startsWith('//')) place = `.${place}`;
+    places.push(place);
+  }
+  return places;
 }
 
 /**

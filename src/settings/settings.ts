@@ -4,7 +4,7 @@ import { parseRules, PERMISSION_MODES, type PermissionRules } from '../permissio
 import { parseRule } from '../permissions/rules.js';
 import { jsonErrorOffset } from './json-error-position.js';
 import { readBoundedText } from '../fs/read-text.js';
-import { combineSandboxSettings, DEFAULT_SANDBOX_SETTINGS, sandboxSettingsSchema, type SandboxSettings } from './sandbox-settings.js';
+import { combineSandboxSettings, DEFAULT_SANDBOX_SETTINGS, placesOfReadRules, sandboxSettingsSchema, type SandboxSettings } from './sandbox-settings.js';
 
 /** Hook events: Claude Code's, and teamd's own about the team's work. */
 export const HOOK_EVENTS = [
@@ -180,7 +180,10 @@ export function combineSettings(team: SettingsFile | null, role: SettingsFile | 
           .at(-1) ?? null,
       disabled: files.flatMap((file) => file.disabledMcpjsonServers ?? []),
     },
-    sandbox: combineSandboxSettings(files.map((file) => file.sandbox)),
+    sandbox: combineSandboxSettings(
+      files.map((file) => file.sandbox),
+      placesOfReadRules(list('deny')),
+    ),
   };
 }
 
