@@ -76,6 +76,11 @@ export interface HookEnvironment {
   readonly workspace: string;
   readonly env: NodeJS.ProcessEnv;
   readonly logger: Logger;
+  /**
+   * Runs a hook's shell line where the teammate's commands run (its sandbox: the hook reads a
+   * payload the model wrote); absent: `/bin/sh -c` as the teammate.
+   */
+  readonly launch?: (command: string) => { readonly file: string; readonly args: readonly string[]; readonly env: NodeJS.ProcessEnv };
 }
 
 /**
@@ -154,9 +159,10 @@ function readJsonOutput(
 
 function runOne(command: string, timeoutMs: number, payload: HookPayload, deps: HookEnvironment, extraEnv: NodeJS.ProcessEnv): Promise<HookRun> {
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', command], {
+    const launch = deps.launch?.(command) ?? { file: '/bin/sh', args: ['-c', command], env: deps.env };
+    const child = spawn(launch.file, launch.args, {
       cwd: deps.workspace,
-      env: { ...deps.env, ...extraEnv, TEAMD_HOOK_EVENT: payload.hook_event_name, TEAMD_TEAMMATE: payload.teammate, CLAUDE_PROJECT_DIR: deps.workspace },
+      env: { ...launch.env, ...extraEnv, TEAMD_HOOK_EVENT: payload.hook_event_name, TEAMD_TEAMMATE: payload.teammate, CLAUDE_PROJECT_DIR: deps.workspace },
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
     });

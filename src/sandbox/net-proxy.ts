@@ -38,7 +38,11 @@ export class NetProxy {
 
   /** Listens on `socketPath` (made 0600; a stale socket left by a crash is replaced). */
   async listen(socketPath: string): Promise<void> {
-    fs.rmSync(socketPath, { force: true });
+    try {
+      fs.unlinkSync(socketPath);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(socketPath, () => {

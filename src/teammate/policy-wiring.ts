@@ -9,6 +9,7 @@ import { combineSettings, DEFAULT_SETTINGS, readSettingsFile, type Settings } fr
 import { PolicyGate } from '../policy/tool-gate.js';
 import { type ToolGate } from '../contracts/tool.js';
 import { EventHooks } from '../hooks/event-hooks.js';
+import type { HookEnvironment } from '../hooks/hooks.js';
 import type { Bell } from '../contracts/team-store.js';
 
 /** What the runtime tells the gate as it goes: the task in hand, and when a call waits for the lead. */
@@ -61,12 +62,14 @@ export function policyGateMaker(deps: {
   readonly bell: Bell;
   readonly verifyGrant: (message: Message) => boolean;
   readonly env: NodeJS.ProcessEnv;
+  /** Where hooks run: the teammate's sandbox, as its commands (HookEnvironment.launch). */
+  readonly hookLaunch?: HookEnvironment['launch'];
   /** The team's and role's settings (settingsSourceFor): the sandbox reads the same. */
   readonly settings: SettingsSource;
   readonly logger: Logger;
 }): MakeGate {
   const settings = deps.settings;
-  const hookEnv = { workspace: deps.workspace, env: deps.env, logger: deps.logger };
+  const hookEnv: HookEnvironment = { workspace: deps.workspace, env: deps.env, logger: deps.logger, ...(deps.hookLaunch ? { launch: deps.hookLaunch } : {}) };
   return (view) => {
     const identity = {
       name: deps.name,

@@ -191,6 +191,7 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
       verifyGrant: (message) => protocolKey.verify(message),
       // Hooks see what commands see: the person's hook scripts read a payload the model wrote.
       env: commandsEnv,
+      hookLaunch: (command) => shell.launch(command, workspace),
       settings,
       logger,
     }),

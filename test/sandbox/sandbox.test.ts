@@ -199,4 +199,38 @@ describe("a teammate's shell, sandboxed (real daemon, real bubblewrap)", () => {
     expect(fs.readFileSync(path.join(ws, 'toolchain-write.txt'), 'utf8')).not.toBe('rc=0\n');
     expect(fs.existsSync(path.join(home, '.tools', 'planted'))).toBe(false);
   });
+
+  it("runs the person's hooks where commands run: a hook reads its payload and can block, but not the home's secrets or the state folder", async () => {
+    const ws = makeTempDir('teamd-ws-');
+    const home = fs.mkdtempSync('/var/tmp/teamd-home-');
+    onBeforeTempRemoval(async () => fs.rmSync(home, { recursive: true, force: true }));
+    fs.mkdirSync(path.join(home, '.ssh'));
+    fs.writeFileSync(path.join(home, '.ssh', 'id_rsa'), 'HOOK-SECRET-KEY');
+    const dir = path.join(ws, '.team');
+    const { board } = openBoard(dir);
+    fs.mkdirSync(dir, { recursive: true });
+    // A payload the model wrote reaches the hook: if it can be turned against the hook, what the hook can do is the sandbox's to say.
+    const hook = [
+      'cat > "$CLAUDE_PROJECT_DIR/payload.json"',
+      `cat ${home}/.ssh/id_rsa > "$CLAUDE_PROJECT_DIR/hook-stolen.txt" 2>&1`,
+      `ls -A ${dir} > "$CLAUDE_PROJECT_DIR/hook-state.txt" 2>&1`,
+      'if grep -q blocked.txt "$CLAUDE_PROJECT_DIR/payload.json"; then echo "no blocked.txt" >&2; exit 2; fi',
+    ].join('; ');
+    fs.writeFileSync(
+      path.join(dir, 'settings.json'),
+      JSON.stringify({
+        permissions: { defaultMode: 'bypassPermissions' },
+        hooks: { PreToolUse: [{ matcher: 'bash', hooks: [{ type: 'command', command: hook }] }] },
+      }),
+    );
+    await board.add({ subject: 'make files', description: sh('touch allowed.txt', 'touch blocked.txt') });
+    await startDaemon(dir, { env: { HOME: home } });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    await waitFor(() => ['completed', 'failed'].includes(board.get(1).status), 'the task finished', 30_000);
+    expect(fs.existsSync(path.join(ws, 'allowed.txt'))).toBe(true);
+    expect(fs.existsSync(path.join(ws, 'blocked.txt'))).toBe(false);
+    expect(fs.readFileSync(path.join(ws, 'payload.json'), 'utf8')).toContain('"hook_event_name":"PreToolUse"');
+    expect(fs.readFileSync(path.join(ws, 'hook-stolen.txt'), 'utf8')).not.toContain('HOOK-SECRET-KEY');
+    expect(fs.readFileSync(path.join(ws, 'hook-state.txt'), 'utf8')).toBe('');
+  });
 });

@@ -32,7 +32,15 @@ export const TEAMMATE_V8_FLAGS = [
  * flags are part of every cache's check), and each module loaded after is compiled from source.
  * test/platform/boot/teammate-v8.test.ts checks that a teammate loads none between the flags and ready.
  */
-export const START_BUILTINS = ['node:assert', 'node:fs/promises', 'node:os', 'node:timers/promises', 'node:worker_threads'] as const;
+export const START_BUILTINS = [
+  'node:assert',
+  'node:cluster',
+  'node:dns',
+  'node:fs/promises',
+  'node:os',
+  'node:timers/promises',
+  'node:worker_threads',
+] as const;
 
 /**
  * Tunes a teammate's V8 before any of its own code is compiled, from inside the process: a
