@@ -162,3 +162,21 @@ describe('MCP servers in a running team', () => {
     expect(list.stderr).toBe(`teamd: ${path.join(t.ws, '.mcp.json')}: mcpServers.broken.command: Invalid input: expected string, received number\n`);
   });
 });
+
+describe('an MCP server started with npx, as Claude Code users configure theirs', () => {
+  it('installs into the team cache inside the sandbox and its tools answer', async () => {
+    const ws = makeTempDir('teamd-ws-');
+    // The package is copied into the workspace: a checkout in the daemon's home would be out of the sandbox's sight.
+    const pkg = path.join(ws, 'npx-server');
+    fs.cpSync(path.join(FIXTURES, 'npx-mcp-server'), pkg, { recursive: true });
+    const t = await team([{ subject: 'ask the npx server', description: calls([{ name: 'mcp__npxsrv__where', input: {} }]) }], {
+      workspaceFile: JSON.stringify({ mcpServers: { npxsrv: { command: 'npx', args: ['--yes', pkg] } } }),
+    });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', t.dir])).code).toBe(0);
+    await waitFor(() => ['completed', 'failed'].includes(t.board.get(1).status) || undefined, 'the task finished', 60_000);
+    expect(t.board.get(1).status, t.board.get(1).result ?? '').toBe('completed');
+    expect(t.board.get(1).result).toMatch(/npx server: home .*script .*_npx/);
+    // npx kept what it installed in the team's cache, not in the person's home.
+    expect(fs.readdirSync(path.join(t.dir, 'cache', 'npm'))).toContain('_npx');
+  });
+});
