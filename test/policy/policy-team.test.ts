@@ -54,21 +54,43 @@ describe('permissions and hooks on a running team (offline model driving real to
     const { ws, board, finished } = await team({ permissions: { deny: ['Bash(rm -rf:*)', 'Bash(curl:*)'], defaultMode: 'bypassPermissions' } });
     fs.mkdirSync(path.join(ws, 'protected'));
     fs.writeFileSync(path.join(ws, 'protected', 'keep.txt'), 'kept\n');
+    // The 28 spellings of issue 45 (21 of them got through before): every one is denied, not merely harmless.
     const spellings = [
+      'rm -rf protected',
+      'true && rm -rf protected',
+      'true; rm -rf protected',
+      'true || rm -rf protected',
+      'echo x | rm -rf protected',
+      'rm -rf protected &',
+      'curl http://127.0.0.1:1/',
       '(rm -rf protected)',
+      '{ rm -rf protected; }',
       'echo $(rm -rf protected)',
-      'FOO=1 command rm -rf protected',
-      '/bin/rm -fr protected',
-      "bash -c 'rm -r -f protected'",
-      'echo protected | xargs rm --recursive --force',
+      'echo `rm -rf protected`',
+      'FOO=1 rm -rf protected',
+      'command rm -rf protected',
+      'env rm -rf protected',
+      '\\rm -rf protected',
+      '/bin/rm -rf protected',
+      "bash -c 'rm -rf protected'",
+      'sh -c "rm -rf protected"',
+      'eval rm -rf protected',
+      'echo protected | xargs rm -rf',
+      '"curl" http://127.0.0.1:1/',
+      'c""url http://127.0.0.1:1/',
+      'time curl http://127.0.0.1:1/',
+      'nice curl http://127.0.0.1:1/',
+      'rm -fr protected',
+      'rm -r -f protected',
+      'rm --recursive --force protected',
       'R=rm; $R -rf protected',
-      'find . -maxdepth 1 -name protected -exec rm -rf {} +',
     ];
+    expect(spellings).toHaveLength(28);
     for (const [at, line] of spellings.entries()) {
       await board.add({ subject: `evade ${at + 1}`, description: sh(line) });
       const task = await finished(at + 1);
       expect(task.status, line).toBe('failed');
-      expect(task.result, line).toMatch(/Permission denied: (denied by the rule Bash\(rm -rf:\*\)|.*cannot be seen)/);
+      expect(task.result, line).toMatch(/Permission denied: (denied by the rule Bash\((rm -rf|curl):\*\)|.*cannot be seen)/);
       expect(fs.readFileSync(path.join(ws, 'protected', 'keep.txt'), 'utf8'), line).toBe('kept\n');
     }
   });
