@@ -8,6 +8,8 @@ import { addressAllowed, hostAllowed, normalHost, type NetworkPolicy, type NetVe
 const MAX_HEAD_BYTES = 16 * 1024;
 /** An upstream that does not accept the connection in this long is reported unreachable. */
 const CONNECT_TIMEOUT_MS = 15_000;
+/** Connections open at once through one teammate's proxy. */
+const MAX_CONNECTIONS = 256;
 /** A client that sends no complete request head in this long is dropped. */
 const HEAD_TIMEOUT_MS = 30_000;
 
@@ -34,6 +36,8 @@ export class NetProxy {
 
   constructor(private readonly deps: NetProxyDeps) {
     this.server = net.createServer((client) => this.accept(client));
+    // A command that opens connections without end runs out of them here, not the teammate out of descriptors.
+    this.server.maxConnections = MAX_CONNECTIONS;
   }
 
   /** Listens on `socketPath` (made 0600; a stale socket left by a crash is replaced). */

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { resolvePlace, type SandboxSettings } from '../settings/sandbox-settings.js';
 import { DEFAULT_ALLOWED_DOMAINS, type NetworkPolicy } from './net-policy.js';
 import { goneWithHome, type SandboxLayout } from './sandbox.js';
@@ -16,9 +17,14 @@ export interface SandboxBase {
 
 /** teamd's own view for commands: the secrets hidden, a private home, the team's caches, git's hooks and config read-only. */
 export function baseLayout(base: SandboxBase, options: { readonly makeCaches?: boolean } = {}): SandboxLayout {
+  const hidden = [base.stateDir, ...secretPlaces(base.env)];
+  // The node that runs the network bridge, installed in a hidden place (/root, with the daemon's home elsewhere): its install shows again, read-only.
+  const nodeHome = path.dirname(path.dirname(base.execPath));
+  const nodeHidden = hidden.slice(1).some((place) => base.execPath.startsWith(`${place}${path.sep}`));
   return {
     workspace: base.workspace,
-    hidden: [base.stateDir, ...secretPlaces(base.env)],
+    ...(nodeHidden ? { revealed: [nodeHome] } : {}),
+    hidden,
     hiddenFiles: secretFiles(base.env),
     home: privateHome(base.env, base.workspace, base.execPath),
     caches: teamCaches(base.stateDir, base.env, options.makeCaches ?? true),

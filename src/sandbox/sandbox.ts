@@ -7,7 +7,15 @@ import { isInside } from './sandbox-places.js';
 export type SandboxMode = 'required' | 'preferred' | 'off';
 
 /** How commands are confined on this machine, decided once per process. */
-export type SandboxKind = { readonly kind: 'bwrap'; readonly bin: string; readonly version: string } | { readonly kind: 'none'; readonly why: string };
+export type SandboxKind =
+  | {
+      readonly kind: 'bwrap';
+      readonly bin: string;
+      readonly version: string;
+      /** Whether bubblewrap can give commands a network namespace of their own here (the network leash); null: it can. */
+      readonly noNet?: string | null;
+    }
+  | { readonly kind: 'none'; readonly why: string };
 
 export interface SandboxLayout {
   /** Read-write for commands. */
@@ -46,9 +54,9 @@ export function sandboxFromEnv(env: NodeJS.ProcessEnv): SandboxKind | null {
   const raw = env[SANDBOX_ENV];
   if (!raw) return null;
   try {
-    const json = JSON.parse(raw) as Partial<{ kind: string; bin: string; version: string; why: string }>;
+    const json = JSON.parse(raw) as Partial<{ kind: string; bin: string; version: string; why: string; noNet: unknown }>;
     if (json.kind === 'bwrap' && typeof json.bin === 'string' && BWRAP_CANDIDATES.includes(json.bin) && typeof json.version === 'string')
-      return { kind: 'bwrap', bin: json.bin, version: json.version };
+      return { kind: 'bwrap', bin: json.bin, version: json.version, noNet: typeof json.noNet === 'string' ? json.noNet : null };
     if (json.kind === 'none' && typeof json.why === 'string') return { kind: 'none', why: json.why };
   } catch {
     // fall through: probe
@@ -64,11 +72,19 @@ export function detectSandbox(candidates: readonly string[] = BWRAP_CANDIDATES):
   if (!bin) return { kind: 'none', why: 'bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap' };
   try {
     const version = execFileSync(bin, ['--version'], { encoding: 'utf8', timeout: 5_000 }).trim();
-    execFileSync(bin, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--die-with-parent', '--', 'true'], {
-      timeout: 5_000,
-      stdio: 'ignore',
-    });
-    return { kind: 'bwrap', bin, version };
+    const probe = (extra: string[]): void => {
+      execFileSync(bin, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', ...extra, '--die-with-parent', '--', 'true'], {
+        timeout: 5_000,
+        stdio: 'ignore',
+      });
+    };
+    probe([]);
+    try {
+      probe(['--unshare-net']);
+      return { kind: 'bwrap', bin, version, noNet: null };
+    } catch (error) {
+      return { kind: 'bwrap', bin, version, noNet: `bubblewrap cannot make a network namespace here (${(error as Error).message.split('\n')[0]})` };
+    }
   } catch (error) {
     return { kind: 'none', why: `bubblewrap at ${bin} cannot create a sandbox here (${(error as Error).message.split('\n')[0]})` };
   }
@@ -77,7 +93,10 @@ export function detectSandbox(candidates: readonly string[] = BWRAP_CANDIDATES):
 /** One line for logs, `teamd status` and the start banner. */
 export function describeSandbox(kind: SandboxKind, mode: SandboxMode): string {
   if (mode === 'off') return 'OFF (settings.sandbox is "off"): commands run unconfined, with the state folder in reach';
-  if (kind.kind === 'bwrap') return `${kind.version}: workspace read-write, rest read-only, state folder hidden, PID namespace`;
+  if (kind.kind === 'bwrap')
+    return `${kind.version}: workspace read-write, rest read-only, private home, secrets and state folder hidden, PID namespace, ${
+      kind.noNet ? `NO network leash (${kind.noNet}): commands reach any host` : 'network only through the proxy'
+    }`;
   return `NONE (${kind.why}): commands run unconfined, with the state folder in reach`;
 }
 
@@ -166,6 +185,8 @@ function mountArgs(layout: SandboxLayout, workdir: string): string[] {
 export function goneWithHome(place: string, layout: SandboxLayout): boolean {
   const home = layout.home;
   if (!home || !isInside(place, home.path)) return false;
+  // A place the settings made writable is the real one: the secrets in it are still hidden.
+  if ((layout.writable ?? []).some((writable) => writable === place || isInside(place, writable))) return false;
   return !home.keep.some((kept) => kept === place || isInside(place, kept));
 }
 

@@ -56,6 +56,7 @@ export async function teammateSandbox(
   }
   if (kind.kind === 'none' || mode === 'off') logger.warn({ sandbox: describeSandbox(kind, mode) }, 'commands are NOT sandboxed');
   const confined = kind.kind === 'bwrap' && mode !== 'off';
+  if (kind.kind === 'bwrap' && confined && kind.noNet) logger.warn({ sandbox: describeSandbox(kind, mode) }, 'commands have the network unleashed');
   let refused = 0;
   let report: NodeJS.Timeout | null = null;
   const flush = (): void => {
@@ -63,16 +64,17 @@ export async function teammateSandbox(
     if (refused > 0) options.reportRefused(refused);
     refused = 0;
   };
-  const proxy = confined
-    ? new NetProxy({
-        policy: () => networkPolicyOf(options.settings()),
-        logger,
-        refused: () => {
-          refused++;
-          report ??= setTimeout(flush, REPORT_EVERY_MS).unref();
-        },
-      })
-    : null;
+  const proxy =
+    confined && kind.kind === 'bwrap' && !kind.noNet
+      ? new NetProxy({
+          policy: () => networkPolicyOf(options.settings()),
+          logger,
+          refused: () => {
+            refused++;
+            report ??= setTimeout(flush, REPORT_EVERY_MS).unref();
+          },
+        })
+      : null;
   const socket = proxy ? await listenProxy(proxy, options.runDir, options.name) : null;
   const base: SandboxBase = { workspace: options.workspace, stateDir: options.stateDir, env, execPath: options.execPath };
   const fixed: SandboxLayout = confined ? baseLayout(base) : { workspace: options.workspace, hidden: [options.stateDir] };

@@ -73,6 +73,7 @@ export function statusCommand(io: Io): Command {
         );
       needsYou.push(...members.flatMap((m) => memberProblem(m, now) ?? []));
       if (daemon && runsUnsandboxed(daemon)) needsYou.push(`commands are not sandboxed: ${daemon.sandbox}`);
+      else if (daemon?.sandbox?.includes('NO network leash')) needsYou.push(`commands reach any host: ${daemon.sandbox}`);
       if (health?.rosterWriteFailing)
         needsYou.push(
           `the daemon cannot write ${paths.config} since ${health.rosterWriteFailingSince} (${health.rosterWriteFailing}); it keeps running and retries: free some disk space`,
