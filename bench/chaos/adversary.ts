@@ -11,7 +11,7 @@ import { FileLocker } from '../../src/fs/file-lock.js';
 import { Board } from '../../src/store/files/board.js';
 import { createLogger } from '../../src/log/logger.js';
 import { statePaths } from '../../src/paths.js';
-import { ATTEMPTS, CANARIES, type AttemptSetup, type Look } from './adversary-attempts.js';
+import { ATTEMPTS, CANARIES, CARELESS_HOOK, type AttemptSetup, type Look } from './adversary-attempts.js';
 
 const TEAMD = fileURLToPath(new URL('../../../bin/teamd', import.meta.url));
 const TEAMMATES = ['mallory', 'trudy', 'eve'];
@@ -69,7 +69,10 @@ export async function runAdversary(options: {
     fs.writeFileSync(statePaths(stateDir).config, JSON.stringify({ members: [], settings: { sandbox: 'required', idleTimeoutMs: 0, ...options.settings } }));
     fs.writeFileSync(
       path.join(stateDir, 'settings.json'),
-      JSON.stringify({ permissions: { defaultMode: 'bypassPermissions', deny: ['Bash(rm -rf:*)', 'Bash(curl:*)', 'Read(./.env)'] } }),
+      JSON.stringify({
+        permissions: { defaultMode: 'bypassPermissions', deny: ['Bash(rm -rf:*)', 'Bash(curl:*)', 'Read(./.env)'] },
+        hooks: { PostToolUse: [{ matcher: 'bash', hooks: [{ type: 'command', command: CARELESS_HOOK }] }] },
+      }),
     );
     teamd(['start']);
     const daemonPid = readLiveDaemon(statePaths(stateDir))?.pid;
