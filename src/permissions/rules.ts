@@ -119,8 +119,8 @@ function ruleWords(specifier: string): { words: readonly string[]; prefix: boole
 }
 
 /**
- * Whether a rule's command covers one simple command. `npm test:*` covers `npm test` and
- * `npm test -- --watch`, not `npm tester`; `git status` covers exactly that. Flags right after
+ * Whether a rule's command covers one simple command. `npm test:*` covers `npm test`,
+ * `npm test -- --watch` and `npm tester` (Claude Code's prefix); `git status` covers exactly that. Flags right after
  * the program compare as a set. `widen` (deny and ask): a command with more flags than the rule
  * names is covered too, so `rm -rf:*` covers `rm -rfv x`; never for allow.
  */
@@ -137,7 +137,11 @@ export function coversCommand(specifier: string, command: readonly string[], wid
   const flagsFit = widen || anyFlags ? named : named && want.flags.size === have.flags.size;
   if (!flagsFit) return false;
   if (want.rest.length > have.rest.length || (!rule.prefix && want.rest.length !== have.rest.length)) return false;
-  return want.rest.every((word, at) => have.rest[at] === word);
+  // As Claude Code reads a prefix rule, the text before `:*` is a prefix of the command's text:
+  // its last word may begin a longer one (`npm run test:*` covers `npm run test:unit`). The
+  // program itself is matched whole (`ls:*` is not `lsof`), and so are the words before the last.
+  const last = want.rest.length - 1;
+  return want.rest.every((word, at) => have.rest[at] === word || (rule.prefix && at === last && have.rest[at]!.startsWith(word)));
 }
 
 function coversPath(specifier: string, relative: string): boolean {

@@ -108,7 +108,13 @@ describe('permission rules (Claude Code syntax)', () => {
     });
     expect(decide(call('bash', { command: 'npm test' }), rules)).toMatchObject({ kind: 'allow', why: 'allowed by the rule Bash(npm test:*)' });
     expect(decide(call('bash', { command: 'npm test -- --watch' }), rules).kind).toBe('allow');
-    expect(decide(call('bash', { command: 'npm tester' }), rules).kind).toBe('ask');
+    // Claude Code's prefix: the rule's text begins the command's (issue 46), so npm test:* covers npm tester too.
+    expect(decide(call('bash', { command: 'npm tester' }), rules).kind).toBe('allow');
+    expect(decide(call('bash', { command: 'npm run test:unit' }), parseRules({ allow: ['Bash(npm run test:*)'] })).kind).toBe('allow');
+    expect(decide(call('bash', { command: 'npm run build' }), parseRules({ allow: ['Bash(npm run test:*)'] })).kind).toBe('ask');
+    // The program is matched whole: ls:* does not allow lsof, and the words before the last match whole too.
+    expect(decide(call('bash', { command: 'lsof -i' }), parseRules({ allow: ['Bash(ls:*)'] })).kind).toBe('ask');
+    expect(decide(call('bash', { command: 'npm running test' }), parseRules({ allow: ['Bash(npm run test:*)'] })).kind).toBe('ask');
     expect(decide(call('bash', { command: 'npm test && rm -rf x' }), rules)).toMatchObject({ kind: 'deny', why: 'denied by the rule Bash(rm -rf:*)' });
     expect(decide(call('bash', { command: 'npm test && git status' }), rules).kind).toBe('allow');
     expect(decide(call('bash', { command: 'npm test && make' }), rules).kind).toBe('ask');
