@@ -17,6 +17,7 @@ export class EventHooks {
     event: Exclude<HookEvent, 'PreToolUse' | 'PostToolUse'>,
     extra: Partial<HookPayload> & { readonly task_id?: number | null } = {},
   ): Promise<HookOutcome> {
-    return runHooks(this.deps.settings.current().hooks[event], null, hookPayload(this.deps.identity, event, extra), this.deps.hookEnv);
+    const settings = this.deps.settings.current();
+    return runHooks(settings.hooks[event], null, hookPayload(this.deps.identity, event, { permission_mode: settings.rules.mode, ...extra }), this.deps.hookEnv);
   }
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import path from 'node:path';
 import type { Logger } from '../log/logger.js';
 import type { HookEvent, HookGroup } from '../settings/settings.js';
 
@@ -21,13 +22,20 @@ export const HOOK_OUTPUT_BYTES = 64 * 1024;
 export interface HookPayload {
   readonly hook_event_name: HookEvent;
   readonly session_id: string;
+  /** The teammate's saved conversation (in the state folder, out of a sandboxed hook's sight, as a transcript is in Claude Code's). */
+  readonly transcript_path: string;
   readonly cwd: string;
+  /** The mode of the teammate's settings: default, acceptEdits, plan, bypassPermissions, dontAsk. */
+  readonly permission_mode?: string;
   readonly teammate: string;
   readonly role: string;
   readonly task_id: number | null;
+  /** Claude Code's name and input keys for the tools that have one (claude-tools.ts); teamd's own otherwise. */
   readonly tool_name?: string;
   readonly tool_input?: unknown;
-  readonly tool_response?: { readonly content: string; readonly is_error: boolean };
+  /** teamd's name of the tool, when the payload carries Claude Code's. */
+  readonly teamd_tool?: string;
+  readonly tool_response?: Readonly<Record<string, unknown>>;
   readonly prompt?: string;
 }
 
@@ -36,8 +44,11 @@ export interface HookSource {
   readonly name: string;
   readonly role: string;
   readonly workspace: string;
+  readonly stateDir: string;
   readonly sessionId: string;
   readonly taskId: () => number | null;
+  /** Where the tools work now (the workspace, or the task's worktree): the payload's cwd. */
+  readonly root?: () => string;
 }
 
 /** The event a hook reads on stdin: who and where, then what the event adds. */
@@ -45,7 +56,8 @@ export function hookPayload(source: HookSource, event: HookPayload['hook_event_n
   return {
     hook_event_name: event,
     session_id: source.sessionId,
-    cwd: source.workspace,
+    transcript_path: path.join(source.stateDir, 'sessions', `${source.name}.jsonl`),
+    cwd: source.root?.() ?? source.workspace,
     teammate: source.name,
     role: source.role,
     task_id: source.taskId(),

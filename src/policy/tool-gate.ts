@@ -6,6 +6,7 @@ import type { PermissionAsker } from '../permissions/permission-asker.js';
 import type { SettingsSource } from '../settings/settings-source.js';
 import { ruleCovers, toolNames } from '../permissions/rules.js';
 import type { GateIdentity } from '../hooks/hooks.js';
+import { claudeToolCall, claudeToolResponse, teamdToolInput } from '../hooks/claude-tools.js';
 
 /**
  * Permission rules and PreToolUse/PostToolUse hooks around every tool call. Order: the rules
@@ -35,12 +36,7 @@ export class PolicyGate implements ToolGate {
       logger.info({ ...log, why: decision.why }, 'tool call denied');
       return { kind: 'refuse', content: `Permission denied: ${decision.why}. Do not try to get around it; do something else or tell the lead.` };
     }
-    const hooks = await runHooks(
-      settings.hooks.PreToolUse,
-      toolNames(tool),
-      this.payload('PreToolUse', { tool_name: tool, tool_input: input }),
-      this.deps.hookEnv,
-    );
+    const hooks = await runHooks(settings.hooks.PreToolUse, toolNames(tool), this.payload('PreToolUse', tool, input), this.deps.hookEnv);
     if (hooks.block) {
       logger.info({ ...log, hook: hooks.block.command }, 'tool call blocked by a PreToolUse hook');
       return { kind: 'refuse', content: `Blocked by a PreToolUse hook: ${hooks.block.reason}` };
@@ -50,7 +46,8 @@ export class PolicyGate implements ToolGate {
       return { kind: 'refuse', content: `Permission denied by a hook: ${hooks.permission.reason}` };
     }
     if (hooks.permission) decision = { kind: hooks.permission.decision, why: hooks.permission.reason };
-    const finalInput = hooks.updatedInput === undefined ? input : hooks.updatedInput;
+    // A hook written for Claude Code gives the input back in Claude Code's shape.
+    const finalInput = hooks.updatedInput === undefined ? input : teamdToolInput(tool, hooks.updatedInput, input);
     if (decision.kind === 'ask') {
       const answer = await this.deps.asker.ask(
         { tool, input: finalInput, taskId, why: decision.why },
@@ -78,7 +75,9 @@ export class PolicyGate implements ToolGate {
     const hooks = await runHooks(
       groups,
       toolNames(tool),
-      this.payload('PostToolUse', { tool_name: tool, tool_input: input, tool_response: { content: result.content, is_error: result.isError === true } }),
+      this.payload('PostToolUse', tool, input, {
+        tool_response: claudeToolResponse(tool, input, this.deps.identity.root(), { content: result.content, isError: result.isError === true }),
+      }),
       this.deps.hookEnv,
       { TEAMD_FILE: file },
     );
@@ -93,7 +92,14 @@ export class PolicyGate implements ToolGate {
     return ![...rules.deny, ...rules.ask].some((rule) => ruleCovers(rule, call) !== 'none');
   }
 
-  private payload(event: HookPayload['hook_event_name'], extra: Partial<HookPayload>): HookPayload {
-    return hookPayload(this.deps.identity, event, extra);
+  /** A tool event's payload, in Claude Code's shape (claude-tools.ts), with the settings' mode. */
+  private payload(event: 'PreToolUse' | 'PostToolUse', tool: string, input: unknown, extra: Partial<HookPayload> = {}): HookPayload {
+    const call = claudeToolCall(tool, input, this.deps.identity.root());
+    return hookPayload(this.deps.identity, event, {
+      ...call,
+      ...(call.tool_name === tool ? {} : { teamd_tool: tool }),
+      permission_mode: this.deps.settings.current().rules.mode,
+      ...extra,
+    });
   }
 }

@@ -145,7 +145,10 @@ describe('permissions and hooks on a running team (offline model driving real to
     const post = JSON.parse(fs.readFileSync(path.join(ws, 'post.json'), 'utf8')) as Record<string, unknown>;
     expect(post).toMatchObject({
       hook_event_name: 'PostToolUse',
-      tool_name: 'bash',
+      // Claude Code's name and keys (issue 46), teamd's name beside them.
+      tool_name: 'Bash',
+      teamd_tool: 'bash',
+      permission_mode: 'bypassPermissions',
       teammate: 'alice',
       task_id: 2,
       tool_input: { command: 'echo hello-from-the-tool' },
