@@ -37,6 +37,12 @@ export interface HookPayload {
   readonly teamd_tool?: string;
   readonly tool_response?: Readonly<Record<string, unknown>>;
   readonly prompt?: string;
+  /** Notification: what the teammate waits for, and Claude Code's kind of notification. */
+  readonly message?: string;
+  readonly notification_type?: string;
+  /** SessionStart: how the session began; SessionEnd: why it ended. */
+  readonly source?: string;
+  readonly reason?: string;
 }
 
 /** Who a hook hears from: the teammate, its session and workspace, and the task in hand. */

@@ -49,6 +49,7 @@ export class PolicyGate implements ToolGate {
     // A hook written for Claude Code gives the input back in Claude Code's shape.
     const finalInput = hooks.updatedInput === undefined ? input : teamdToolInput(tool, hooks.updatedInput, input);
     if (decision.kind === 'ask') {
+      this.notify(settings, `${identity.name} needs your permission to use ${claudeToolCall(tool, input, identity.root()).tool_name}`);
       const answer = await this.deps.asker.ask(
         { tool, input: finalInput, taskId, why: decision.why },
         settings.askTimeoutMs,
@@ -90,6 +91,14 @@ export class PolicyGate implements ToolGate {
     const { rules } = this.deps.settings.current();
     const call = { tool, input: { path: file }, workspace: this.deps.identity.root() };
     return ![...rules.deny, ...rules.ask].some((rule) => ruleCovers(rule, call) !== 'none');
+  }
+
+  /** Notification hooks: the teammate waits for the person (they run beside the wait, never holding it up). */
+  private notify(settings: ReturnType<SettingsSource['current']>, message: string): void {
+    const groups = settings.hooks.Notification;
+    if (!groups || groups.length === 0) return;
+    const payload = hookPayload(this.deps.identity, 'Notification', { message, notification_type: 'permission_prompt', permission_mode: settings.rules.mode });
+    runHooks(groups, null, payload, this.deps.hookEnv).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'a Notification hook could not run'));
   }
 
   /** A tool event's payload, in Claude Code's shape (claude-tools.ts), with the settings' mode. */

@@ -64,13 +64,18 @@ export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
   allowLocalBinding: false,
 };
 
-export function combineSandboxSettings(files: readonly (SandboxSettingsFile | undefined)[], readDenied: readonly string[] = []): SandboxSettings {
+export function combineSandboxSettings(
+  files: readonly (SandboxSettingsFile | undefined)[],
+  readDenied: readonly string[] = [],
+  /** permissions.additionalDirectories: Claude Code lets its sandboxed commands write there too. */
+  additionalDirectories: readonly string[] = [],
+): SandboxSettings {
   const present = files.filter((file): file is SandboxSettingsFile => file !== undefined);
   const list = (key: 'allowWrite' | 'denyWrite' | 'denyRead' | 'allowRead'): string[] => present.flatMap((file) => file.filesystem?.[key] ?? []);
   const domains = present.map((file) => file.network?.allowedDomains).filter((value) => value !== undefined);
   const local = present.map((file) => file.network?.allowLocalBinding).filter((value) => value !== undefined);
   return {
-    allowWrite: list('allowWrite'),
+    allowWrite: [...list('allowWrite'), ...additionalDirectories],
     denyWrite: list('denyWrite'),
     denyRead: [...list('denyRead'), ...readDenied],
     allowRead: list('allowRead'),

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Logger } from '../log/logger.js';
-import { combineSettings, DEFAULT_SETTINGS, readSettingsFile, type Settings } from './settings.js';
+import { combineSettings, DEFAULT_SETTINGS, readSettingsFile, settingsWarnings, type Settings } from './settings.js';
 
 /**
  * The settings in force, re-read when a settings file changes (checked by its size and mtime
@@ -21,9 +21,17 @@ export class SettingsSource {
     const version = [this.files.team, this.files.role].map((file) => (file ? stamp(file) : '')).join('|');
     if (version === this.seen) return this.settings;
     try {
-      this.settings = combineSettings(readSettingsFile(this.files.team), this.files.role ? readSettingsFile(this.files.role) : null);
+      const team = readSettingsFile(this.files.team);
+      const role = this.files.role ? readSettingsFile(this.files.role) : null;
+      this.settings = combineSettings(team, role);
       this.seen = version;
       this.logger.info({ files: this.files }, 'settings loaded');
+      // What the files say that teamd does not do: once per version of the files.
+      for (const [file, parsed] of [
+        [this.files.team, team],
+        [this.files.role, role],
+      ] as const)
+        for (const warning of parsed ? settingsWarnings(parsed) : []) this.logger.warn({ file, warning }, 'settings: a part of the file has no effect');
     } catch (error) {
       if (this.reported !== version) {
         this.reported = version;

@@ -1,85 +1,11 @@
-import * as z from 'zod';
 import { TeamdError } from '../errors.js';
-import { parseRules, PERMISSION_MODES, type PermissionRules } from '../permissions/permissions.js';
-import { parseRule } from '../permissions/rules.js';
+import { parseRules, type PermissionRules } from '../permissions/permissions.js';
 import { jsonErrorOffset } from './json-error-position.js';
 import { readBoundedText } from '../fs/read-text.js';
-import { combineSandboxSettings, DEFAULT_SANDBOX_SETTINGS, placesOfReadRules, sandboxSettingsSchema, type SandboxSettings } from './sandbox-settings.js';
+import { combineSandboxSettings, DEFAULT_SANDBOX_SETTINGS, placesOfReadRules, type SandboxSettings } from './sandbox-settings.js';
+import { HOOK_EVENTS, settingsFileSchema, type HookEvent, type SettingsFile } from './settings-file-schema.js';
 
-/** Hook events: Claude Code's, and teamd's own about the team's work. */
-export const HOOK_EVENTS = [
-  'PreToolUse',
-  'PostToolUse',
-  'UserPromptSubmit',
-  'Stop',
-  'SessionStart',
-  'TeammateIdle',
-  'TaskClaimed',
-  'TaskCompleted',
-  'TaskFailed',
-] as const;
-export type HookEvent = (typeof HOOK_EVENTS)[number];
-
-const ruleText = z.string().superRefine((text, ctx) => {
-  try {
-    parseRule(text);
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', message: (error as Error).message });
-  }
-});
-
-const hookCommandSchema = z.strictObject({
-  type: z.literal('command'),
-  command: z.string().min(1),
-  /** Seconds, as in Claude Code. */
-  timeout: z.number().positive().max(3600).optional(),
-});
-
-const hookGroupSchema = z.strictObject({
-  /** A regex over tool names (PreToolUse, PostToolUse); empty or absent matches everything. */
-  matcher: z
-    .string()
-    .optional()
-    .superRefine((matcher, ctx) => {
-      if (!matcher) return;
-      try {
-        new RegExp(matcher);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: `the matcher is not a valid regular expression: ${(error as Error).message}` });
-      }
-    }),
-  hooks: z.array(hookCommandSchema).min(1),
-});
-
-/** `.team/settings.json` (and `.team/roles/<role>.json`): Claude Code's settings.json where the concepts match. */
-export const settingsFileSchema = z.looseObject({
-  permissions: z
-    .strictObject({
-      allow: z.array(ruleText).optional(),
-      deny: z.array(ruleText).optional(),
-      ask: z.array(ruleText).optional(),
-      defaultMode: z.enum(PERMISSION_MODES).optional(),
-      /** teamd's own: how long an asked call waits for the lead, and what happens then. */
-      askTimeoutSeconds: z.number().positive().max(86_400).optional(),
-      askTimeoutDecision: z.enum(['allow', 'deny']).optional(),
-    })
-    .optional(),
-  /** Claude Code's: the MCP servers teammates use (absent: every configured one); a role's file replaces the team's list. */
-  enabledMcpjsonServers: z.array(z.string().min(1).max(64)).max(1000).optional(),
-  /** Claude Code's: MCP servers never used; the team's and the role's lists add up. */
-  disabledMcpjsonServers: z.array(z.string().min(1).max(64)).max(1000).optional(),
-  /** Claude Code's: what sandboxed commands may read, write and reach (sandbox-settings.ts). */
-  sandbox: sandboxSettingsSchema.optional(),
-  hooks: z
-    .record(z.string(), z.array(hookGroupSchema))
-    .superRefine((hooks, ctx) => {
-      for (const event of Object.keys(hooks))
-        if (!(HOOK_EVENTS as readonly string[]).includes(event))
-          ctx.addIssue({ code: 'custom', path: [event], message: `${JSON.stringify(event)} is not a hook event: use one of ${HOOK_EVENTS.join(', ')}` });
-    })
-    .optional(),
-});
-export type SettingsFile = z.infer<typeof settingsFileSchema>;
+export { HOOK_EVENTS, settingsWarnings, type HookEvent, type SettingsFile } from './settings-file-schema.js';
 
 export interface HookCommand {
   readonly command: string;
@@ -158,12 +84,18 @@ export function combineSettings(team: SettingsFile | null, role: SettingsFile | 
       .at(-1);
   const hooks: Partial<Record<HookEvent, HookGroup[]>> = {};
   for (const file of files) {
-    for (const [event, groups] of Object.entries(file.hooks ?? {}) as [HookEvent, NonNullable<SettingsFile['hooks']>[HookEvent]][]) {
-      for (const group of groups ?? [])
-        (hooks[event] ??= []).push({
-          matcher: group.matcher ? new RegExp(`^(?:${group.matcher})$`) : null,
-          hooks: group.hooks.map((hook) => ({ command: hook.command, timeoutMs: Math.round((hook.timeout ?? DEFAULT_HOOK_TIMEOUT_MS / 1000) * 1000) })),
-        });
+    for (const [event, groups] of Object.entries(file.hooks ?? {})) {
+      // An event teamd does not fire, and a hook that is not a command, are warned about (settingsWarnings) and left out.
+      if (!(HOOK_EVENTS as readonly string[]).includes(event)) continue;
+      for (const group of groups) {
+        const commands = group.hooks.flatMap((hook) =>
+          hook.type === 'command' && hook.command
+            ? [{ command: hook.command, timeoutMs: Math.round((hook.timeout ?? DEFAULT_HOOK_TIMEOUT_MS / 1000) * 1000) }]
+            : [],
+        );
+        if (commands.length > 0)
+          (hooks[event as HookEvent] ??= []).push({ matcher: group.matcher ? new RegExp(`^(?:${group.matcher})$`) : null, hooks: commands });
+      }
     }
   }
   const seconds = last('askTimeoutSeconds');
@@ -183,6 +115,7 @@ export function combineSettings(team: SettingsFile | null, role: SettingsFile | 
     sandbox: combineSandboxSettings(
       files.map((file) => file.sandbox),
       placesOfReadRules(list('deny')),
+      files.flatMap((file) => file.permissions?.additionalDirectories ?? []),
     ),
   };
 }

@@ -8,7 +8,7 @@ import type { Session } from './session-store.js';
 const MAX_STOP_CONTINUES = 3;
 
 /**
- * The hooks of a teammate's life outside tool calls: SessionStart, UserPromptSubmit (a message
+ * The hooks of a teammate's life outside tool calls: SessionStart, SessionEnd, UserPromptSubmit (a message
  * or a task put into the conversation), Stop (a turn ends: exit 2 continues it with the hook's
  * feedback), TeammateIdle, and TaskClaimed / TaskCompleted / TaskFailed. Without settings
  * hooks, each is a no-op.
@@ -24,7 +24,12 @@ export class RuntimeHooks {
   ) {}
 
   async sessionStart(): Promise<void> {
-    await this.events?.run('SessionStart');
+    await this.events?.run('SessionStart', { source: 'startup' });
+  }
+
+  /** The teammate stops (a shutdown, its idle timeout, its budget, an error): `reason` says which, as Claude Code's SessionEnd says why. */
+  async sessionEnd(reason: string): Promise<void> {
+    await this.events?.run('SessionEnd', { reason });
   }
 
   /** After a message or a task directive went into the conversation; exit 2 adds the hook's feedback to it. */

@@ -45,7 +45,14 @@ export class TeammateRuntime {
     this.deps.bell.ring('change', false);
   }
 
+  /** Works until it stops, sleeps or cannot go on; SessionEnd hooks hear why. */
   async run(): Promise<RuntimeEnd> {
+    const end = await this.work();
+    await this.parts.hooks.sessionEnd(end);
+    return end;
+  }
+
+  private async work(): Promise<RuntimeEnd> {
     const { link } = this.deps;
     link.send({ type: 'ready' });
     this.unit.report('idle');

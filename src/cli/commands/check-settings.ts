@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { TeamdError } from '../../errors.js';
-import { combineSettings, DEFAULT_SETTINGS, readSettingsFile, type HookEvent } from '../../settings/settings.js';
+import { combineSettings, DEFAULT_SETTINGS, readSettingsFile, settingsWarnings, type HookEvent } from '../../settings/settings.js';
 import { pathsFor } from '../context.js';
 import { baseLayout, describeLayout, layoutWith, networkPolicyOf } from '../../sandbox/sandbox-view.js';
 import { printJson, type Io } from '../output.js';
@@ -49,6 +49,7 @@ export function checkSettingsCommand(io: Io): Command {
           deny: settings.rules.deny.length,
           ask: settings.rules.ask.length,
           hooks,
+          warnings: settingsWarnings(parsed),
           sandbox: describeLayout(layoutWith(base, combined.sandbox, where), networkPolicyOf(combined.sandbox)),
         };
       });
@@ -63,6 +64,7 @@ export function checkSettingsCommand(io: Io): Command {
         io.out(
           `${report.file}: ok, mode ${report.mode}, ${report.allow} allow, ${report.ask} ask, ${report.deny} deny rules; hooks: ${hooks.length ? hooks.join(', ') : 'none'}\n`,
         );
+        for (const warning of report.warnings ?? []) io.out(`  warning: ${warning}\n`);
         io.out(`  what commands see (with bubblewrap):\n${(report.sandbox ?? []).map((line) => `    ${line}\n`).join('')}`);
       }
     });
