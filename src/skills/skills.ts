@@ -1,11 +1,21 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import type { Skill } from '../contracts/tool.js';
 
 /** The user's own skills, for every team: $TEAMD_USER_SKILLS, else ~/.teamd/skills. */
 export function userSkillsDir(env: NodeJS.ProcessEnv): string {
   return env.TEAMD_USER_SKILLS || path.join(env.HOME || os.homedir(), '.teamd', 'skills');
+}
+
+/**
+ * Where a teammate finds skills, first found first: the team's (`.team/skills`), the project's
+ * as Claude Code keeps them (`.claude/skills` of the workspace), the user's for teamd, and the
+ * user's for Claude Code (`~/.claude/skills`).
+ */
+export function skillFolders(teamSkills: string, workspace: string, env: NodeJS.ProcessEnv): string[] {
+  return [teamSkills, path.join(workspace, '.claude', 'skills'), userSkillsDir(env), path.join(env.HOME || os.homedir(), '.claude', 'skills')];
 }
 
 /** A skill: a folder with SKILL.md (front matter `name`, `description`; teamd's `roles` limits who sees it). */
@@ -50,7 +60,8 @@ function readSkill(dir: string): Skill | null {
   }
   const front = frontMatter(text);
   const folderName = path.basename(dir);
-  if (!front) return { name: folderName, description: '', dir, roles: null, warning: 'SKILL.md has no front matter (--- name: … description: … ---)' };
+  if (!front)
+    return { name: folderName, description: '', dir, roles: null, warning: 'SKILL.md has no front matter that reads as YAML (--- name: … description: … ---)' };
   const name = front.fields.name ?? folderName;
   const description = (front.fields.description ?? '').slice(0, MAX_DESCRIPTION_CHARS);
   const roles = front.fields.roles ? parseList(front.fields.roles) : null;
@@ -93,27 +104,36 @@ function otherFiles(dir: string, prefix = '', depth = 0): string[] {
   return files;
 }
 
-/** `---\nkey: value\n---\nbody`: the simple YAML of SKILL.md front matter (one line per key). */
+/**
+ * `---\n<YAML>\n---\nbody`: SKILL.md's front matter, read with a YAML parser as the Agent Skills
+ * format defines it (folded `>` and literal `|` blocks, comments, quoted strings, lists, nested
+ * `metadata`). Scalars come back as text; a list as its items joined by commas (`roles`,
+ * `allowed-tools`); a mapping is left out. Front matter that is not YAML is null (the skill is
+ * listed with a warning).
+ */
 function frontMatter(text: string): { fields: Record<string, string>; body: string } | null {
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
   if (!match) return null;
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(match[1]!, { maxAliasCount: 10 });
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
   const fields: Record<string, string> = {};
-  for (const line of match[1]!.split(/\r?\n/)) {
-    const pair = /^([A-Za-z_-]+):\s*(.*)$/.exec(line);
-    if (pair) fields[pair[1]!.toLowerCase()] = unquote(pair[2]!.trim());
+  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') fields[key.toLowerCase()] = String(value).trim();
+    else if (Array.isArray(value)) fields[key.toLowerCase()] = value.map(String).join(', ');
   }
   return { fields, body: match[2]!.trim() };
-}
-
-function unquote(value: string): string {
-  return /^(["']).*\1$/.test(value) ? value.slice(1, -1) : value;
 }
 
 function parseList(value: string): string[] {
   return value
     .replace(/^\[|\]$/g, '')
     .split(',')
-    .map((item) => unquote(item.trim()))
+    .map((item) => item.trim().replace(/^(["'])(.*)\1$/, '$2'))
     .filter(Boolean);
 }
 

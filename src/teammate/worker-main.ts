@@ -17,7 +17,7 @@ import { BackgroundJobs, DEFAULT_JOB_LIMITS } from '../jobs/background-jobs.js';
 import { ScheduleStore } from '../cron/schedule-store.js';
 import { publishTodos } from './published-todos.js';
 import { MemoryStore } from '../memory/memory-store.js';
-import { listSkills, userSkillsDir } from '../skills/skills.js';
+import { listSkills, skillFolders } from '../skills/skills.js';
 import { TeammateRuntime, type RuntimeEnd } from './teammate-runtime.js';
 import { teammateHeap } from './heap-wiring.js';
 import { parseWorkerArgs } from './worker-args.js';
@@ -160,7 +160,7 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
       }
     },
     knowledge: {
-      skills: { list: () => listSkills([paths.skillsDir, userSkillsDir(proc.env)], member.role) },
+      skills: { list: () => listSkills(skillFolders(paths.skillsDir, workspace, proc.env), member.role) },
       memory: { remember: (scope, text) => memory.remember(scope, args.name, text) },
       teamMemory: () => memory.forPrompt('team', args.name),
       ownMemory: () => memory.forPrompt('me', args.name),

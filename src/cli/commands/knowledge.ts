@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { TeamdError } from '../../errors.js';
 import { readConfig } from '../../roster/roster.js';
-import { listSkills, userSkillsDir } from '../../skills/skills.js';
+import { listSkills, skillFolders } from '../../skills/skills.js';
 import { openLocal } from '../context.js';
 import { printJson, type Io } from '../output.js';
 import { parseRole, parseTeammateName } from '../parsers.js';
@@ -30,11 +30,13 @@ export function memoryCommand(io: Io): Command {
 }
 
 export function skillsCommand(io: Io): Command {
-  return withCommonOptions(new Command('skills').description('the skills teammates can load (<state>/skills/<name>/SKILL.md, then ~/.teamd/skills)'))
+  return withCommonOptions(
+    new Command('skills').description('the skills teammates can load (<state>/skills, .claude/skills, ~/.teamd/skills, ~/.claude/skills: <name>/SKILL.md)'),
+  )
     .option('--role <role>', 'only those this role may use', parseRole)
     .action(async (options: CommonOptions & { role?: string }) => {
       const { paths } = await openLocal(io, options.dir, 'read');
-      const folders = [paths.skillsDir, userSkillsDir(io.env)];
+      const folders = skillFolders(paths.skillsDir, path.dirname(paths.root), io.env);
       const all = options.role ? listSkills(folders, options.role) : listSkills(folders, '', true);
       if (options.json) return printJson(io, all);
       for (const skill of all) if (skill.warning) io.err(`warning: ${path.join(skill.dir, 'SKILL.md')}: ${skill.warning}\n`);
