@@ -8,7 +8,7 @@ export interface CheckReport {
   readonly name: string;
   readonly source: ServerConfig['source'];
   readonly file: string;
-  readonly type: 'stdio' | 'http';
+  readonly type: 'stdio' | 'http' | 'sse';
   readonly ok: boolean;
   readonly ms: number;
   /** The names the model sees, and the server's own. */

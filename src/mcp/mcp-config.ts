@@ -20,33 +20,26 @@ const stdioSchema = z.strictObject({
   env: env.default({}),
 });
 const httpSchema = z.strictObject({
-  type: z.literal('http'),
+  /** Streamable HTTP, or the older HTTP+SSE transport that many servers still speak. */
+  type: z.enum(['http', 'sse']),
   url: z.string().min(1).max(8192),
   headers: z.record(z.string().min(1).max(1024), z.string().max(64 * 1024)).default({}),
 });
 
-/** `.mcp.json` as Claude Code writes it: stdio servers (`command`) and streamable HTTP servers (`type: "http"`). */
-export const mcpFileSchema = z.looseObject({
-  mcpServers: z
-    .record(z.string(), z.unknown())
-    .default({})
-    .superRefine((servers, ctx) => {
-      for (const [name, raw] of Object.entries(servers)) {
-        if (!SERVER_NAME.test(name)) {
-          ctx.addIssue({ code: 'custom', path: [name], message: 'a server name is 1 to 64 letters, digits, _ or -' });
-          continue;
-        }
-        const type = (raw as { type?: unknown } | null)?.type;
-        if (type === 'sse') {
-          ctx.addIssue({ code: 'custom', path: [name, 'type'], message: 'SSE servers are not supported by teamd; use "type": "http" (streamable HTTP)' });
-          continue;
-        }
-        const parsed = (type === 'http' ? httpSchema : stdioSchema).safeParse(raw);
-        if (!parsed.success)
-          for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: [name, ...issue.path.map(String)], message: issue.message });
-      }
-    }),
-});
+/** `.mcp.json` as Claude Code writes it: stdio servers (`command`), and servers over streamable HTTP (`"type": "http"`) or HTTP+SSE (`"type": "sse"`). */
+export const mcpFileSchema = z.looseObject({ mcpServers: z.record(z.string(), z.unknown()).default({}) });
+
+/** One entry of `mcpServers`, or why it cannot be used (the file's other servers still are). */
+function readEntry(name: string, raw: unknown): { spec: ServerConfig['spec'] } | { problem: string } {
+  if (!SERVER_NAME.test(name)) return { problem: `${name}: a server name is 1 to 64 letters, digits, _ or -` };
+  const type = (raw as { type?: unknown } | null)?.type;
+  const parsed = type === 'http' || type === 'sse' ? httpSchema.safeParse(raw) : stdioSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { problem: `${[name, ...issue.path.map(String)].join('.')}: ${issue.message}` };
+  }
+  return { spec: 'url' in parsed.data ? parsed.data : { ...parsed.data, type: 'stdio' as const } };
+}
 
 export type StdioServer = z.infer<typeof stdioSchema>;
 export type HttpServer = z.infer<typeof httpSchema>;
@@ -63,7 +56,7 @@ export interface ServerConfig {
 
 export interface McpConfig {
   readonly servers: readonly ServerConfig[];
-  /** Files that were refused, each with why: their servers are left out, the rest is used. */
+  /** Files that were refused, and entries left out, each with why: the rest is used. */
   readonly problems: readonly string[];
 }
 
@@ -72,8 +65,12 @@ export function mcpConfigFiles(stateDir: string): { workspace: string; team: str
   return { workspace: path.join(path.dirname(stateDir), '.mcp.json'), team: path.join(stateDir, 'mcp.json') };
 }
 
-/** Reads one file; null when it does not exist. A bad file is an error naming the file and what is wrong in it. */
-export function readMcpFile(file: string, source: ServerSource): ServerConfig[] | null {
+/**
+ * Reads one file; null when it does not exist. A file that is not JSON, or has no `mcpServers`
+ * object, is an error naming the file; an entry that is wrong is left out with a problem naming
+ * it, and the file's other servers are used (one odd entry must not cost every server).
+ */
+export function readMcpFile(file: string, source: ServerSource, problems: string[] = []): ServerConfig[] | null {
   const raw = readTextIfExists(file);
   if (raw === null) return null;
   if (Buffer.byteLength(raw) > MAX_CONFIG_BYTES) throw new TeamdError('INVALID_INPUT', `${file} is over ${MAX_CONFIG_BYTES} bytes`);
@@ -89,11 +86,13 @@ export function readMcpFile(file: string, source: ServerSource): ServerConfig[] 
     const where = issue.path.map(String).join('.');
     throw new TeamdError('INVALID_INPUT', `${file}: ${where ? `${where}: ` : ''}${issue.message}`);
   }
-  return Object.entries(parsed.data.mcpServers).map(([name, rawServer]) => {
-    const type = (rawServer as { type?: unknown }).type;
-    const spec = type === 'http' ? httpSchema.parse(rawServer) : { ...stdioSchema.parse(rawServer), type: 'stdio' as const };
-    return { name, source, file, spec };
-  });
+  const servers: ServerConfig[] = [];
+  for (const [name, rawServer] of Object.entries(parsed.data.mcpServers)) {
+    const entry = readEntry(name, rawServer);
+    if ('problem' in entry) problems.push(`${file}: mcpServers.${entry.problem}; that server is left out`);
+    else servers.push({ name, source, file, spec: entry.spec });
+  }
+  return servers;
 }
 
 /** Both files, merged: a refused file is reported in `problems` and its servers left out. */
@@ -106,7 +105,7 @@ export function readMcpConfig(stateDir: string): McpConfig {
     ['team', files.team],
   ] as const) {
     try {
-      for (const server of readMcpFile(file, source) ?? []) byName.set(server.name, server);
+      for (const server of readMcpFile(file, source, problems) ?? []) byName.set(server.name, server);
     } catch (error) {
       problems.push(error instanceof Error ? error.message : String(error));
     }
@@ -138,6 +137,6 @@ export function expandServer(server: ServerConfig, vars: NodeJS.ProcessEnv): Ser
   const x = (value: string): string => expandVars(value, vars, where);
   const map = (record: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(record).map(([key, value]) => [key, x(value)]));
   const spec = server.spec;
-  if (spec.type === 'http') return { type: 'http', url: x(spec.url), headers: map(spec.headers) };
+  if (spec.type !== 'stdio') return { type: spec.type, url: x(spec.url), headers: map(spec.headers) };
   return { type: 'stdio', command: x(spec.command), args: spec.args.map(x), env: map(spec.env) };
 }

@@ -99,7 +99,7 @@ export class McpConnection {
       })) as CallToolResult;
     } catch (error) {
       // An HTTP server that went away shows as a failed request, not a closed stream: it is reconnected like a crashed process.
-      if (!(error instanceof McpError) && !signal.aborted && this.deps.server.spec.type === 'http' && this.client === client) this.lost(describe(error));
+      if (!(error instanceof McpError) && !signal.aborted && this.deps.server.spec.type !== 'stdio' && this.client === client) this.lost(describe(error));
       throw error;
     }
   }

@@ -33,7 +33,7 @@ interface Built {
 export interface ServerView {
   readonly name: string;
   readonly source: ServerConfig['source'];
-  readonly type: 'stdio' | 'http';
+  readonly type: 'stdio' | 'http' | 'sse';
   readonly state: ConnectionState;
   readonly problem: string | null;
   readonly pid: number | null;

@@ -1,3 +1,4 @@
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { TeamdError } from '../errors.js';
@@ -34,7 +35,7 @@ export interface LaunchDeps {
 export function openServer(server: ServerConfig, deps: LaunchDeps): { transport: Transport; process: ServerProcess | null } {
   const trusted = server.source === 'team';
   const spec = expandServer(server, trusted ? deps.env : deps.commandEnv);
-  if (spec.type === 'http') {
+  if (spec.type !== 'stdio') {
     let url: URL;
     try {
       url = new URL(spec.url);
@@ -46,7 +47,9 @@ export function openServer(server: ServerConfig, deps: LaunchDeps): { transport:
     const verdict = trusted ? null : deps.hostAllowed?.(url.hostname);
     if (verdict && !verdict.allowed) throw new TeamdError('INVALID_INPUT', `the server ${server.name} in ${server.file} is not reached: ${verdict.why}`);
     const options = { requestInit: { headers: spec.headers }, ...(deps.fetch ? { fetch: deps.fetch as unknown as typeof fetch } : {}) };
-    return { transport: new StreamableHTTPClientTransport(url, options), process: null };
+    // HTTP+SSE, the transport before streamable HTTP: the SDK's client for it.
+    const transport = spec.type === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
+    return { transport, process: null };
   }
   const onStderr = (line: string) => deps.onStderr(server.name, line);
   if (trusted) {

@@ -30,11 +30,11 @@ describe('MCP configuration (.mcp.json, .team/mcp.json)', () => {
     expect(byName.same).toMatchObject({ source: 'team', spec: { command: 'team' } });
   });
 
-  it('refuses a bad file with the file and what is wrong, and keeps the servers of the other file', () => {
+  it('refuses a bad file with the file and what is wrong, and keeps the servers of the other file; a bad entry is left out alone', () => {
     const cases: [unknown, string][] = [
       ['{"mcpServers": ', 'is not valid JSON'],
       [{ mcpServers: { x: { command: 42 } } }, 'mcpServers.x.command: Invalid input: expected string, received number'],
-      [{ mcpServers: { x: { type: 'sse', url: 'http://x' } } }, 'mcpServers.x.type: SSE servers are not supported by teamd'],
+      [{ mcpServers: { x: { type: 'websocket', url: 'ws://x' } } }, 'mcpServers.x'],
       [{ mcpServers: { 'bad name': { command: 'x' } } }, 'a server name is 1 to 64 letters, digits, _ or -'],
       [{ mcpServers: { x: { command: 'x', extra: true } } }, 'mcpServers.x: Unrecognized key: "extra"'],
       [{ mcpServers: { x: { type: 'http' } } }, 'mcpServers.x.url'],
@@ -54,6 +54,14 @@ describe('MCP configuration (.mcp.json, .team/mcp.json)', () => {
     );
     expect(readMcpConfig(big).problems[0]).toMatch(/is over 262144 bytes/);
     expect(readMcpFile(path.join(big, 'absent.json'), 'team')).toBeNull();
+    // One entry teamd cannot use costs that entry only: an SSE server and the rest of the file are used.
+    const mixed = files(
+      { mcpServers: { good: { command: 'g' }, odd: { command: 'o', extra: true }, events: { type: 'sse', url: 'http://127.0.0.1:1/sse' } } },
+      undefined,
+    );
+    const config = readMcpConfig(mixed);
+    expect(config.servers.map((s) => s.name).sort()).toEqual(['events', 'good']);
+    expect(config.problems).toEqual([expect.stringMatching(/mcpServers\.odd: Unrecognized key: "extra"; that server is left out/)]);
   });
 
   it('expands ${VAR} and ${VAR:-default}, and names a variable that is not set', () => {

@@ -200,6 +200,28 @@ describe('MCP servers of a teammate', () => {
     expect(await hub.find('mcp__web__echo')!.run({ text: 'back' }, ctx)).toEqual({ content: 'echo(http:tagged): back' });
   });
 
+  it('talks to a server over the older HTTP+SSE transport ("type": "sse"), as many published servers still speak', async () => {
+    const dir = makeTempDir();
+    const portFile = path.join(dir, 'port');
+    const server = startFixture('mcp-server.mjs', ['--sse', portFile]);
+    try {
+      const port = await waitFor(() => fs.existsSync(portFile) && fs.readFileSync(portFile, 'utf8'), 'the SSE server port');
+      const sse: ServerConfig = {
+        name: 'events',
+        source: 'team',
+        file: '/test/team.json',
+        spec: { type: 'sse', url: `http://127.0.0.1:${port}/sse`, headers: {} },
+      };
+      const { hub, ctx } = hubOf([sse]);
+      await hub.settled();
+      expect(hub.view()[0]).toMatchObject({ type: 'sse', state: 'ready' });
+      expect(await hub.find('mcp__events__echo')!.run({ text: 'over sse' }, ctx)).toEqual({ content: 'echo(sse): over sse' });
+      await hub.stopAll();
+    } finally {
+      server.kill('SIGKILL');
+    }
+  });
+
   it('over HTTPS behind a CA from NODE_EXTRA_CA_CERTS that Node did not load: refused with Node’s fetch, answered through the teammate’s', async () => {
     const dir = makeTempDir();
     const portFile = path.join(dir, 'port');

@@ -152,7 +152,7 @@ function configOrThrow(paths: StatePaths): ReturnType<typeof readMcpConfig> {
 }
 
 function target(server: ServerConfig): string {
-  return server.spec.type === 'http' ? server.spec.url : [server.spec.command, ...server.spec.args].join(' ');
+  return server.spec.type === 'stdio' ? [server.spec.command, ...server.spec.args].join(' ') : server.spec.url;
 }
 
 function parseMs(raw: string): number {
