@@ -14,7 +14,12 @@ export interface CheckReport {
   /** The names the model sees, and the server's own. */
   readonly tools: readonly { readonly name: string; readonly serverName: string; readonly description: string }[];
   readonly problem: string | null;
+  /** The last lines the server wrote to stderr (a stdio server): what a failure says of itself. */
+  readonly stderr: readonly string[];
 }
+
+/** Lines of a server's stderr kept for its report. */
+const STDERR_LINES = 10;
 
 /**
  * Starts each server once, as a teammate would (same launch, same sandbox for the workspace's
@@ -28,9 +33,18 @@ export async function checkServers(
   return Promise.all(
     servers.map(async (server) => {
       const started = performance.now();
+      const stderr: string[] = [];
+      const launch: LaunchDeps = {
+        ...deps.launch,
+        onStderr: (name, line) => {
+          stderr.push(line.slice(0, 1000));
+          if (stderr.length > STDERR_LINES) stderr.shift();
+          deps.launch.onStderr(name, line);
+        },
+      };
       const connection = new McpConnection({
         server,
-        open: () => openServer(server, deps.launch),
+        open: () => openServer(server, launch),
         connectTimeoutMs: deps.connectTimeoutMs,
         restart: { baseMs: 1, maxMs: 1, maxAttempts: 0 },
         onChange: () => {},
@@ -47,6 +61,7 @@ export async function checkServers(
         ms,
         tools: connection.tools.map((tool) => ({ name: apiToolName(server.name, tool.name), serverName: tool.name, description: tool.description })),
         problem: connection.state === 'ready' ? null : connection.problem,
+        stderr,
       };
       await connection.stop();
       return report;

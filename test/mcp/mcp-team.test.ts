@@ -182,3 +182,27 @@ describe('an MCP server started with npx, as Claude Code users configure theirs'
     expect(fs.readdirSync(path.join(t.dir, 'cache', 'npm'))).toContain('_npx');
   });
 });
+
+describe('teamd mcp check', () => {
+  it('starts each server as a teammate would; one that fails shows the last lines it wrote to stderr', async () => {
+    const ws = makeTempDir('teamd-ws-');
+    const dir = path.join(ws, '.team');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.cpSync(path.join(FIXTURES, 'npx-mcp-server'), path.join(ws, 'server'), { recursive: true });
+    fs.writeFileSync(
+      path.join(ws, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          fine: { command: 'node', args: [path.join(ws, 'server', 'server.mjs')] },
+          broken: { command: 'sh', args: ['-c', 'echo "starting the github server" >&2; echo "Error: GITHUB_PERSONAL_ACCESS_TOKEN is not set" >&2; exit 1'] },
+        },
+      }),
+    );
+    const checked = await runTeamd(['mcp', 'check', '--dir', dir, '--timeout', '10000']);
+    expect(checked.code).not.toBe(0);
+    expect(checked.stdout).toMatch(/fine \(stdio, workspace\): ok in \d+ ms, 1 tools: mcp__fine__where/);
+    expect(checked.stdout).toMatch(
+      /broken \(stdio, workspace\): FAILED after \d+ ms: .*\n  its last lines on stderr:\n    starting the github server\n    Error: GITHUB_PERSONAL_ACCESS_TOKEN is not set\n/,
+    );
+  });
+});

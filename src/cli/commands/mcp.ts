@@ -12,6 +12,7 @@ import { SPAWNED_BY_ENV, spawnMarker } from '../../supervisor/leftovers.js';
 import { mcpChoiceFor, settingsSourceFor } from '../../teammate/policy-wiring.js';
 import { teammateSandbox } from '../../teammate/sandbox-wiring.js';
 import { firstLine } from '../../text.js';
+import { forTerminal } from '../terminal-text.js';
 import { stateFolderFor } from '../context.js';
 import { memberView } from '../member-view.js';
 import { formatColumns, printJson, type Io } from '../output.js';
@@ -136,7 +137,9 @@ function checkCommand(io: Io): Command {
           io.out(
             r.ok
               ? `${r.name} (${r.type}, ${r.source}): ok in ${r.ms} ms, ${r.tools.length} tools: ${r.tools.map((t) => t.name).join(', ') || 'none'}\n`
-              : `${r.name} (${r.type}, ${r.source}): FAILED after ${r.ms} ms: ${r.problem ?? 'unknown'}\n`,
+              : `${r.name} (${r.type}, ${r.source}): FAILED after ${r.ms} ms: ${r.problem ?? 'unknown'}\n${
+                  r.stderr.length > 0 ? `  its last lines on stderr:\n${r.stderr.map((line) => `    ${forTerminal(line)}\n`).join('')}` : ''
+                }`,
           );
       const failed = reports.filter((r) => !r.ok);
       if (failed.length > 0)
