@@ -202,7 +202,7 @@ describe('teamd mcp check', () => {
     expect(checked.code).not.toBe(0);
     expect(checked.stdout).toMatch(/fine \(stdio, workspace\): ok in \d+ ms, 1 tools: mcp__fine__where/);
     expect(checked.stdout).toMatch(
-      /broken \(stdio, workspace\): FAILED after \d+ ms: .*\n  its last lines on stderr:\n    starting the github server\n    Error: GITHUB_PERSONAL_ACCESS_TOKEN is not set\n/,
+      /broken \(stdio, workspace\): FAILED after \d+ ms: .*\n {2}its last lines on stderr:\n {4}starting the github server\n {4}Error: GITHUB_PERSONAL_ACCESS_TOKEN is not set\n/,
     );
   });
 });
