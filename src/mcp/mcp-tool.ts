@@ -1,3 +1,4 @@
+import { toDraft2020 } from './schema-2020.js';
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -25,7 +26,7 @@ export function apiToolName(server: string, tool: string): string {
 
 /** The server's input schema as the Messages API takes it: an object schema, whatever the server sent. */
 export function apiInputSchema(schema: Record<string, unknown>): { type: 'object'; [key: string]: unknown } {
-  return { ...schema, type: 'object' };
+  return { ...toDraft2020(schema), type: 'object' };
 }
 
 export function boundedDescription(server: string, text: string): string {

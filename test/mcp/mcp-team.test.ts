@@ -181,6 +181,19 @@ describe('an MCP server started with npx, as Claude Code users configure theirs'
     // npx kept what it installed in the team's cache, not in the person's home.
     expect(fs.readdirSync(path.join(t.dir, 'cache', 'npm'))).toContain('_npx');
   });
+
+  it('a server whose tools declare draft-07 schemas works against a stand-in that refuses anything but draft 2020-12, as the API does', async () => {
+    const ws = makeTempDir('teamd-ws-');
+    fs.cpSync(path.join(FIXTURES, 'npx-mcp-server'), path.join(ws, 'server'), { recursive: true });
+    const tasks = [1, 2, 3].map((n) => ({ subject: `look up ${n}`, description: calls([{ name: 'mcp__old__lookup', input: { query: `q${n}` } }]) }));
+    const t = await team(tasks, { workspaceFile: JSON.stringify({ mcpServers: { old: { command: 'node', args: [path.join(ws, 'server', 'server.mjs')] } } }) });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', t.dir])).code).toBe(0);
+    await waitFor(() => [1, 2, 3].every((id) => ['completed', 'failed'].includes(t.board.get(id).status)) || undefined, 'the three tasks finished', 60_000);
+    for (const id of [1, 2, 3]) expect(t.board.get(id), `task ${id}`).toMatchObject({ status: 'completed', result: expect.stringContaining(`found q${id}`) });
+    // What the API was sent: 2020-12's spelling.
+    const first = t.seen().find((s) => s.teammate === 'alice')!;
+    expect(first.tools).toContain('mcp__old__lookup');
+  });
 });
 
 describe('teamd mcp check', () => {

@@ -1,3 +1,4 @@
+import { notDraft2020 } from '../../mcp/schema-2020.js';
 import type { ModelInfo } from '../model-catalog.js';
 
 /** A request the API refuses: its status, error type and message, as the API words them. */
@@ -54,6 +55,9 @@ function checkTools(tools: readonly Record<string, unknown>[]): Violation | null
     const schema = tool.input_schema as { type?: unknown } | undefined;
     if (!schema || typeof schema !== 'object') return bad(`tools.${k}.custom.input_schema: Field required`);
     if (schema.type !== 'object') return bad(`tools.${k}.custom.input_schema.type: Input should be 'object'`);
+    // As the API: a schema is read as draft 2020-12, and one written for draft-07 is refused.
+    const older = notDraft2020(schema);
+    if (older) return bad(`tools.${k}.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 (${older})`);
     if (seen.has(name)) return bad('tools: Tool names must be unique.');
     seen.add(name);
   }
