@@ -36,14 +36,14 @@ function rewrite(node: Json, depth: number): Json {
     if (key === 'items' && Array.isArray(value)) {
       // draft-07's tuple form: its items are 2020-12's prefixItems; additionalItems becomes items.
       out.prefixItems = value.map((item) => rewrite(item, depth + 1));
-      if ('additionalItems' in node) out.items = rewrite(node.additionalItems as Json, depth + 1);
+      if ('additionalItems' in node) out.items = rewrite(node.additionalItems, depth + 1);
       continue;
     }
     if (key === 'additionalItems' && Array.isArray(node.items)) continue;
     if (key === 'dependencies' && isObject(value)) {
       for (const [property, dependency] of Object.entries(value)) {
         const target = Array.isArray(dependency) ? 'dependentRequired' : 'dependentSchemas';
-        const into = (isObject(out[target]) ? out[target] : {}) as { [key: string]: Json };
+        const into = isObject(out[target]) ? out[target] : {};
         into[property] = Array.isArray(dependency) ? dependency : rewrite(dependency, depth + 1);
         out[target] = into;
       }
