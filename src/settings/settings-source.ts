@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Logger } from '../log/logger.js';
-import { combineSettings, DEFAULT_SETTINGS, readSettingsFile, settingsWarnings, type Settings } from './settings.js';
+import { combineChain, DEFAULT_SETTINGS, readSettingsFile, settingsWarnings, type Settings } from './settings.js';
 
 /**
  * The settings in force, re-read when a settings file changes (checked by its size and mtime
@@ -13,25 +13,22 @@ export class SettingsSource {
   private reported = '';
 
   constructor(
-    private readonly files: { readonly team: string; readonly role: string | null },
+    /** The files in order of precedence, lowest first (settings-chain.ts): a later one's mode wins, lists add up. */
+    private readonly files: readonly string[],
     private readonly logger: Logger,
   ) {}
 
   current(): Settings {
-    const version = [this.files.team, this.files.role].map((file) => (file ? stamp(file) : '')).join('|');
+    const version = this.files.map(stamp).join('|');
     if (version === this.seen) return this.settings;
     try {
-      const team = readSettingsFile(this.files.team);
-      const role = this.files.role ? readSettingsFile(this.files.role) : null;
-      this.settings = combineSettings(team, role);
+      const parsed = this.files.map((file) => readSettingsFile(file));
+      this.settings = combineChain(parsed);
       this.seen = version;
-      this.logger.info({ files: this.files }, 'settings loaded');
+      this.logger.info({ files: this.files.filter((_, at) => parsed[at] !== null) }, 'settings loaded');
       // What the files say that teamd does not do: once per version of the files.
-      for (const [file, parsed] of [
-        [this.files.team, team],
-        [this.files.role, role],
-      ] as const)
-        for (const warning of parsed ? settingsWarnings(parsed) : []) this.logger.warn({ file, warning }, 'settings: a part of the file has no effect');
+      for (const [at, file] of this.files.entries())
+        for (const warning of parsed[at] ? settingsWarnings(parsed[at]) : []) this.logger.warn({ file, warning }, 'settings: a part of the file has no effect');
     } catch (error) {
       if (this.reported !== version) {
         this.reported = version;

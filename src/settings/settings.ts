@@ -75,7 +75,12 @@ export function readSettingsFile(file: string): SettingsFile | null {
 
 /** The team's settings with a role's on top: rules and hooks add up; the role's mode and ask settings win. */
 export function combineSettings(team: SettingsFile | null, role: SettingsFile | null): Settings {
-  const files = [team, role].filter((file): file is SettingsFile => file !== null);
+  return combineChain([team, role]);
+}
+
+/** Settings files in order of precedence, lowest first: permission lists, hooks and disabled servers add up; the last mode, ask settings and enabled list said win. */
+export function combineChain(chain: readonly (SettingsFile | null)[]): Settings {
+  const files = chain.filter((file): file is SettingsFile => file !== null);
   const list = (key: 'allow' | 'deny' | 'ask'): string[] => files.flatMap((file) => file.permissions?.[key] ?? []);
   const last = <K extends 'defaultMode' | 'askTimeoutSeconds' | 'askTimeoutDecision'>(key: K) =>
     files

@@ -34,7 +34,7 @@ export async function openMcpServers(deps: McpWiring): Promise<McpServers | null
   const { logger } = deps;
   const config = readMcpConfig(deps.paths.root);
   for (const problem of config.problems) logger.error({ problem }, 'MCP config file refused; its servers are not used');
-  const servers = serversFor(config, mcpChoiceFor(deps.paths, deps.role));
+  const servers = serversFor(config, mcpChoiceFor(deps.paths, deps.role, deps.env.HOME));
   if (servers.length === 0) return null;
   const [{ McpServers }, { openServer }, { publishServers }] = await Promise.all([
     import('../mcp/mcp-servers.js'),

@@ -5,7 +5,7 @@ import type { Logger } from '../log/logger.js';
 import type { StatePaths } from '../paths.js';
 import { PermissionAsker } from '../permissions/permission-asker.js';
 import { SettingsSource } from '../settings/settings-source.js';
-import { combineSettings, DEFAULT_SETTINGS, readSettingsFile, type Settings } from '../settings/settings.js';
+import { combineChain, DEFAULT_SETTINGS, readSettingsFile, type Settings } from '../settings/settings.js';
 import { PolicyGate } from '../policy/tool-gate.js';
 import { type ToolGate } from '../contracts/tool.js';
 import { EventHooks } from '../hooks/event-hooks.js';
@@ -34,19 +34,36 @@ export function settingsFiles(paths: StatePaths, role: string): { team: string; 
   return { team: path.join(paths.root, 'settings.json'), role: safeRole ? path.join(paths.root, 'roles', `${safeRole}.json`) : null };
 }
 
+/**
+ * Every settings file a teammate obeys, lowest precedence first, as Claude Code orders its own:
+ * the user's (~/.claude/settings.json), the project's (.claude/settings.json), the project's
+ * local one (.claude/settings.local.json), then teamd's: the team's and the role's, which win.
+ * Lists (allow, deny, ask, hooks) add up, so a deny anywhere holds.
+ */
+export function settingsChain(paths: StatePaths, role: string, home: string | undefined): string[] {
+  const own = settingsFiles(paths, role);
+  const workspace = path.dirname(paths.root);
+  return [
+    ...(home ? [path.join(home, '.claude', 'settings.json')] : []),
+    path.join(workspace, '.claude', 'settings.json'),
+    path.join(workspace, '.claude', 'settings.local.json'),
+    own.team,
+    ...(own.role ? [own.role] : []),
+  ];
+}
+
 /** Which configured MCP servers a teammate of `role` uses, by its settings; settings that do not parse choose none away (the gate reports them). */
-export function mcpChoiceFor(paths: StatePaths, role: string): Settings['mcpServers'] {
-  const files = settingsFiles(paths, role);
+export function mcpChoiceFor(paths: StatePaths, role: string, home: string | undefined): Settings['mcpServers'] {
   try {
-    return combineSettings(readSettingsFile(files.team), files.role ? readSettingsFile(files.role) : null).mcpServers;
+    return combineChain(settingsChain(paths, role, home).map((file) => readSettingsFile(file))).mcpServers;
   } catch {
     return DEFAULT_SETTINGS.mcpServers;
   }
 }
 
 /** A teammate's settings files, read once now: a bad file is reported as the teammate starts, not at its first call. */
-export function settingsSourceFor(paths: StatePaths, role: string, logger: Logger): SettingsSource {
-  const settings = new SettingsSource(settingsFiles(paths, role), logger);
+export function settingsSourceFor(paths: StatePaths, role: string, home: string | undefined, logger: Logger): SettingsSource {
+  const settings = new SettingsSource(settingsChain(paths, role, home), logger);
   settings.current();
   return settings;
 }

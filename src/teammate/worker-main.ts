@@ -86,7 +86,7 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
   const bell = await store.bell({ inbox: args.name }, { rescanMs: config.settings.recheckMs });
   const workspace = path.dirname(paths.root);
   const marker = { name: SPAWNED_BY_ENV, value: spawnMarker(proc.pid, paths.root) };
-  const settings = settingsSourceFor(paths, member.role, logger);
+  const settings = settingsSourceFor(paths, member.role, proc.env.HOME, logger);
   const sandbox = await teammateSandbox({
     name: args.name,
     mode: config.settings.sandbox,

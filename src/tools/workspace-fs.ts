@@ -1,3 +1,4 @@
+import { PROTECTED_WORKSPACE_PATHS } from '../sandbox/sandbox-places.js';
 import fs from 'node:fs';
 import { readSliceAndClose } from '../fs/read-text.js';
 import path from 'node:path';
@@ -92,6 +93,7 @@ export class WorkspaceFs {
 
   /** Replaces a file whole (temp file + rename in the same folder handle), creating its folders. */
   writeAtomic(requested: string, content: string): void {
+    this.refuseProtected(requested);
     const { dirFd, name } = this.walk(requested, true);
     try {
       const dir = `/proc/self/fd/${dirFd}`;
@@ -117,6 +119,20 @@ export class WorkspaceFs {
     } finally {
       fs.closeSync(dirFd);
     }
+  }
+
+  /**
+   * Refuses a write to what the person's own tools run or obey outside any sandbox: git's hooks
+   * and config, Claude Code's and the editors' settings (sandbox-places.ts; commands cannot
+   * write them either). teamd reads .claude/settings.json: a teammate must not widen its own rules.
+   */
+  private refuseProtected(requested: string): void {
+    const relative = this.parts(requested).join('/');
+    const hit = PROTECTED_WORKSPACE_PATHS.find((place) => relative === place || relative.startsWith(`${place}/`));
+    if (hit)
+      throw new WorkspacePathError(
+        `${requested} is in ${hit}, which the person's own tools run or obey: file tools and commands do not change it; ask the lead`,
+      );
   }
 
   /** Whether a folder met while walking the workspace is off limits (compared by identity). */

@@ -72,3 +72,52 @@ describe("a Claude Code user's settings file, as it is", () => {
     expect(fs.readFileSync(path.join(ws, 'ended.txt'), 'utf8')).toBe('stopped\n');
   });
 });
+
+describe("Claude Code's own settings files, where Claude Code keeps them", () => {
+  it('.claude/settings.json, .claude/settings.local.json and ~/.claude/settings.json are obeyed under the team file: lists add up, the team file has the last word on the mode, and no teammate can rewrite them', async () => {
+    const ws = makeTempDir('teamd-ws-');
+    const home = fs.mkdtempSync('/var/tmp/teamd-home-');
+    onBeforeTempRemoval(async () => fs.rmSync(home, { recursive: true, force: true }));
+    const dir = path.join(ws, '.team');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(path.join(ws, '.claude'));
+    fs.mkdirSync(path.join(home, '.claude'));
+    // The project's: a deny rule and a mode the team file overrides.
+    fs.writeFileSync(path.join(ws, '.claude', 'settings.json'), JSON.stringify({ permissions: { deny: ['Bash(rm:*)'], defaultMode: 'plan' } }));
+    // The project's local file: another deny.
+    fs.writeFileSync(path.join(ws, '.claude', 'settings.local.json'), JSON.stringify({ permissions: { deny: ['Bash(shred:*)'] } }));
+    // The user's: a PostToolUse hook that logs every command.
+    fs.writeFileSync(
+      path.join(home, '.claude', 'settings.json'),
+      JSON.stringify({
+        hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'jq -r .tool_input.command >> "$CLAUDE_PROJECT_DIR/commands.log"' }] }] },
+      }),
+    );
+    fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'bypassPermissions' } }));
+    const check = await runTeamd(['check-settings', '--dir', dir], { env: { HOME: home } });
+    expect(check.code, check.stderr).toBe(0);
+    expect(check.stdout).toContain(`${path.join(home, '.claude', 'settings.json')}: ok`);
+    expect(check.stdout).toContain(`${path.join(ws, '.claude', 'settings.local.json')}: ok, mode default, 0 allow, 0 ask, 1 deny rules`);
+
+    const { board } = openBoard(dir);
+    fs.writeFileSync(path.join(ws, 'keep.txt'), 'kept\n');
+    await board.add({ subject: 'remove', description: sh('rm keep.txt') });
+    await board.add({ subject: 'shred', description: sh('shred keep.txt') });
+    await board.add({ subject: 'work', description: sh('echo worked > worked.txt') });
+    await board.add({
+      subject: 'widen my rules',
+      description: `\`\`\`teamd-calls\n${JSON.stringify([{ name: 'write_file', input: { path: '.claude/settings.local.json', content: '{"permissions":{"allow":["Bash"]}}' }, allowError: true }])}\n\`\`\``,
+    });
+    await startDaemon(dir, { env: { HOME: home }, settings: { idleTimeoutMs: 0 } });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    await waitFor(() => [1, 2, 3, 4].every((id) => ['completed', 'failed'].includes(board.get(id).status)) || undefined, 'the four tasks finished');
+    expect(board.get(1)).toMatchObject({ status: 'failed', result: expect.stringContaining('denied by the rule Bash(rm:*)') });
+    expect(board.get(2)).toMatchObject({ status: 'failed', result: expect.stringContaining('denied by the rule Bash(shred:*)') });
+    // bypassPermissions of the team file, not the project's plan mode: the work ran.
+    expect(board.get(3).status).toBe('completed');
+    expect(fs.readFileSync(path.join(ws, 'keep.txt'), 'utf8')).toBe('kept\n');
+    expect(fs.readFileSync(path.join(ws, 'commands.log'), 'utf8')).toBe('echo worked > worked.txt\n');
+    expect(board.get(4).result).toMatch(/\.claude.*which the person's own tools run or obey/);
+    expect(JSON.parse(fs.readFileSync(path.join(ws, '.claude', 'settings.local.json'), 'utf8'))).toEqual({ permissions: { deny: ['Bash(shred:*)'] } });
+  });
+});

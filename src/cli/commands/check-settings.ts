@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { TeamdError } from '../../errors.js';
-import { combineSettings, DEFAULT_SETTINGS, readSettingsFile, settingsWarnings, type HookEvent } from '../../settings/settings.js';
+import { combineChain, combineSettings, DEFAULT_SETTINGS, readSettingsFile, settingsWarnings, type HookEvent } from '../../settings/settings.js';
 import { pathsFor } from '../context.js';
+import { settingsChain } from '../../teammate/policy-wiring.js';
 import { baseLayout, describeLayout, layoutWith, networkPolicyOf } from '../../sandbox/sandbox-view.js';
 import { printJson, type Io } from '../output.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
@@ -19,9 +20,13 @@ export function checkSettingsCommand(io: Io): Command {
     .action((options: CommonOptions & { file?: string }) => {
       const paths = pathsFor(io, options.dir);
       const rolesDir = path.join(paths.root, 'roles');
+      // Claude Code's files that teammates obey too (settingsChain), when they exist, under the team's.
+      const claudeFiles = settingsChain(paths, '', io.env.HOME)
+        .slice(0, -1)
+        .filter((file) => fs.existsSync(file));
       const files = options.file
         ? [path.resolve(io.cwd, options.file)]
-        : [path.join(paths.root, 'settings.json'), ...listJson(rolesDir).map((name) => path.join(rolesDir, name))];
+        : [...claudeFiles, path.join(paths.root, 'settings.json'), ...listJson(rolesDir).map((name) => path.join(rolesDir, name))];
       const where = { workspace: path.dirname(paths.root), stateDir: paths.root, env: io.env, execPath: process.execPath };
       const base = baseLayout(where, { makeCaches: false });
       const reports = files.map((file) => {
@@ -30,11 +35,12 @@ export function checkSettingsCommand(io: Io): Command {
           if (options.file) throw new TeamdError('INVALID_INPUT', `${file} does not exist`);
           return { file, exists: false, sandbox: describeLayout(layoutWith(base, DEFAULT_SETTINGS.sandbox, where), networkPolicyOf(DEFAULT_SETTINGS.sandbox)) };
         }
-        // A role's file is shown on top of the team's, as a teammate of that role gets it.
+        // A file is shown on top of those under it (Claude Code's, then the team's under a role's), as a teammate gets it.
         const teamFile = path.join(paths.root, 'settings.json');
-        const under = !options.file && file !== teamFile ? readTeamFileQuietly(teamFile) : null;
+        const chain = [...claudeFiles, teamFile];
+        const under = options.file ? [] : chain.slice(0, Math.max(0, chain.indexOf(file) === -1 ? chain.length : chain.indexOf(file))).map(readQuietly);
         const settings = combineSettings(parsed, null);
-        const combined = combineSettings(under, parsed);
+        const combined = combineChain([...under, parsed]);
         const hooks = Object.fromEntries(
           (Object.entries(settings.hooks) as [HookEvent, readonly { hooks: readonly unknown[] }[]][]).map(([event, groups]) => [
             event,
@@ -70,8 +76,8 @@ export function checkSettingsCommand(io: Io): Command {
     });
 }
 
-/** The team's file under a role's; one that does not parse counts as absent here (its own report says why). */
-function readTeamFileQuietly(file: string): ReturnType<typeof readSettingsFile> {
+/** A file under another; one that does not parse counts as absent here (its own report says why). */
+function readQuietly(file: string): ReturnType<typeof readSettingsFile> {
   try {
     return readSettingsFile(file);
   } catch {

@@ -35,7 +35,7 @@ function listCommand(io: Io): Command {
       const daemonRunning = readLiveDaemon(paths) !== null;
       const members = roster.members.map((member) => {
         const view = memberView(member, roster.settings.model, daemonRunning);
-        const used = serversFor(config, mcpChoiceFor(paths, member.role)).map((s) => s.name);
+        const used = serversFor(config, mcpChoiceFor(paths, member.role, io.env.HOME)).map((s) => s.name);
         const published = view.pid !== null ? readPublishedServers(paths, member.name) : null;
         return { member, used, published };
       });
@@ -96,7 +96,7 @@ function checkCommand(io: Io): Command {
       const marker = { name: SPAWNED_BY_ENV, value: spawnMarker(process.pid, paths.root) };
       const workspace = path.dirname(paths.root);
       const logger = createLogger();
-      const settingsFiles = settingsSourceFor(paths, '', logger);
+      const settingsFiles = settingsSourceFor(paths, '', io.env.HOME, logger);
       // The workspace's servers start as a teammate's would: in its sandbox, the network on its leash.
       const sandbox = await teammateSandbox({
         name: `check-${process.pid}`,

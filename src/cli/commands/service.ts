@@ -7,8 +7,8 @@ import { TeamdError } from '../../errors.js';
 import { writeFileAtomicSync } from '../../fs/atomic-write.js';
 import { readTextIfExists } from '../../fs/read-text.js';
 import { readConfig } from '../../roster/roster.js';
-import { readSettingsFile } from '../../settings/settings.js';
-import { settingsFiles } from '../../teammate/policy-wiring.js';
+import { combineChain, readSettingsFile } from '../../settings/settings.js';
+import { settingsChain } from '../../teammate/policy-wiring.js';
 import { statePaths } from '../../paths.js';
 import { pathsFor } from '../context.js';
 import { ladderBudgetMs } from '../../supervisor/stop-ladder.js';
@@ -69,8 +69,9 @@ export function serviceCommand(io: Io): Command {
 
 /** A system-wide service whose teammates may do anything unasked runs only if the config says so, in so many words. */
 function refuseBypassWithoutConsent(stateDir: string, consent: boolean, configFile: string): void {
-  const team = readSettingsFile(settingsFiles(statePaths(stateDir), '').team);
-  if (team?.permissions?.defaultMode !== 'bypassPermissions' || consent) return;
+  // The mode in force: the team's file, or a Claude Code file under it (settings-chain order).
+  const mode = combineChain(settingsChain(statePaths(stateDir), '', os.homedir()).map((file) => readSettingsFile(file))).rules.mode;
+  if (mode !== 'bypassPermissions' || consent) return;
   throw new TeamdError(
     'USAGE',
     `the team's settings.json uses the mode bypassPermissions (teammates run anything unasked); a system-wide service refuses it unless ${configFile} says "allowBypassInService": true in its settings`,
