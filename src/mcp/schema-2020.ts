@@ -58,6 +58,8 @@ function isObject(value: Json | undefined): value is { [key: string]: Json } {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
+
 /** Why a schema is not draft 2020-12 as the API reads it (the offline stand-in refuses it as the API does); null when it is. */
 export function notDraft2020(schema: unknown, depth = 0): string | null {
   if (depth > MAX_DEPTH || schema === null || typeof schema !== 'object') return null;
@@ -70,6 +72,9 @@ export function notDraft2020(schema: unknown, depth = 0): string | null {
   }
   const node = schema as Record<string, unknown>;
   if (typeof node.$schema === 'string' && !node.$schema.includes('2020-12')) return `it declares ${node.$schema}`;
+  const types = typeof node.type === 'string' ? [node.type] : Array.isArray(node.type) ? node.type : [];
+  const unknown = types.find((type) => typeof type !== 'string' || !JSON_TYPES.includes(type));
+  if (unknown !== undefined) return `"type": ${JSON.stringify(unknown)} is not a JSON Schema type`;
   if ('definitions' in node) return 'it uses draft-07 "definitions" (2020-12: "$defs")';
   if (Array.isArray(node.items)) return 'it uses draft-07 array-form "items" (2020-12: "prefixItems")';
   if ('dependencies' in node) return 'it uses draft-07 "dependencies"';

@@ -29,7 +29,13 @@ export type AfterUnit =
   /** The key or the model is refused: the teammate stops taking work. */
   | { readonly action: 'unusable'; readonly reason: string }
   /** The task fails; `freshConversation` when the API refused the conversation itself. */
-  | { readonly action: 'fail'; readonly error: unknown; readonly freshConversation: boolean };
+  | {
+      readonly action: 'fail';
+      readonly error: unknown;
+      readonly freshConversation: boolean;
+      /** The place in the request's tools of a tool the API refused (`tools.N.custom...`): a server's tool is then no longer offered. */
+      readonly refusedTool?: number;
+    };
 
 /**
  * What a teammate does when a unit of work ends (docs/teammate.md, "Stop reasons and model
@@ -50,7 +56,8 @@ export function decideAfterUnit(end: UnitEnd, facts: UnitFacts): AfterUnit {
       case 'prompt_too_long':
       case 'task': {
         const refusedConversation = end.error instanceof ModelError && (end.error.kind === 'bad_request' || end.error.kind === 'prompt_too_long');
-        return { action: 'fail', error: end.error, freshConversation: refusedConversation };
+        const tool = end.error instanceof ModelError && end.error.kind === 'bad_request' ? /\btools\.(\d+)\.custom\b/.exec(end.error.message) : null;
+        return { action: 'fail', error: end.error, freshConversation: refusedConversation, ...(tool ? { refusedTool: Number(tool[1]) } : {}) };
       }
     }
   }

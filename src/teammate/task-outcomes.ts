@@ -31,8 +31,8 @@ export class TaskOutcomes {
   }
 
   /** A model error that retrying will not cure: the task fails with it and the lead is told. */
-  async modelFailed(error: unknown, task: Task | null): Promise<void> {
-    const reason = `model error: ${describeModelError(error)}`;
+  async modelFailed(error: unknown, task: Task | null, note: string | null = null): Promise<void> {
+    const reason = `model error: ${describeModelError(error)}${note ? `; ${note}` : ''}`;
     this.deps.logger.error({ err: error, taskId: task?.id }, 'model call failed');
     await this.failWithNotice(task, reason, `I could not answer: ${reason}`);
   }

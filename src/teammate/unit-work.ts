@@ -107,9 +107,10 @@ export class UnitWork {
         await this.parts.outcomes.unusable(task, after.reason);
         if (task) this.closeTask(task, after.reason);
         return;
-      case 'fail':
-        await this.parts.outcomes.modelFailed(after.error, task);
-        if (task) this.closeTask(task, `it failed: ${describeModelError(after.error)}`);
+      case 'fail': {
+        const withheld = after.refusedTool === undefined ? null : this.withholdTool(after.refusedTool);
+        await this.parts.outcomes.modelFailed(after.error, task, withheld);
+        if (task) this.closeTask(task, `it failed: ${describeModelError(after.error)}${withheld ? `; ${withheld}` : ''}`);
         if (after.freshConversation) {
           // Keeping what the API refused would fail every later call the same way.
           this.deps.logger.warn('the model API refused this conversation; rebuilt it from the identity and the latest summary');
@@ -118,7 +119,16 @@ export class UnitWork {
           this.save();
         }
         return;
+      }
     }
+  }
+
+  /** A server's tool the API refused is no longer offered (the lead reads why in the failed task); what to tell, or null for a fixed tool. */
+  private withholdTool(index: number): string | null {
+    const name = this.parts.tools.apiTools()[index]?.name;
+    if (!name || !this.parts.tools.withhold(name)) return null;
+    this.deps.logger.warn({ tool: name }, 'the model API refuses this MCP tool; it is no longer offered to the model');
+    return `the API refuses the MCP tool ${name}, which is no longer offered to ${this.deps.identity.name}`;
   }
 
   private async runUnit(): Promise<UnitEnd> {

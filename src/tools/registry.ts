@@ -128,9 +128,23 @@ export class ToolRegistry implements ToolSet {
       ...this.fixed,
       ...this.source
         .listed()
-        .filter((tool) => !this.byName.has(tool.name))
+        .filter((tool) => !this.byName.has(tool.name) && !this.withheld.has(tool.name))
         .map(apiTool),
     ];
+  }
+
+  /** Tools that come and go which the API refused: no longer offered to the model. */
+  private readonly withheld = new Set<string>();
+
+  /**
+   * Stops offering a server's tool the API refuses (its schema, say): a request that carries it
+   * fails whole, and every task after would fail the same way. A fixed tool is never withheld
+   * (its schema is teamd's). True when the tool was withheld now.
+   */
+  withhold(name: string): boolean {
+    if (this.byName.has(name) || this.withheld.has(name) || !this.source?.listed().some((tool) => tool.name === name)) return false;
+    this.withheld.add(name);
+    return true;
   }
 
   /** The fixed tools as the API takes them: built once (each schema conversion costs). */

@@ -194,6 +194,23 @@ describe('an MCP server started with npx, as Claude Code users configure theirs'
     const first = t.seen().find((s) => s.teammate === 'alice')!;
     expect(first.tools).toContain('mcp__old__lookup');
   });
+
+  it('a tool whose schema the API still refuses costs one task, not every one: it is no longer offered, and the lead reads why', async () => {
+    const ws = makeTempDir('teamd-ws-');
+    fs.cpSync(path.join(FIXTURES, 'npx-mcp-server'), path.join(ws, 'server'), { recursive: true });
+    const tasks = [1, 2, 3].map((n) => ({ subject: `look up ${n}`, description: calls([{ name: 'mcp__bad__lookup', input: { query: `q${n}` } }]) }));
+    const t = await team(tasks, {
+      workspaceFile: JSON.stringify({ mcpServers: { bad: { command: 'node', args: [path.join(ws, 'server', 'server.mjs'), '--broken-tool'] } } }),
+    });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', t.dir])).code).toBe(0);
+    await waitFor(() => [1, 2, 3].every((id) => ['completed', 'failed'].includes(t.board.get(id).status)) || undefined, 'the three tasks finished', 60_000);
+    const statuses = [1, 2, 3].map((id) => t.board.get(id).status);
+    expect(statuses.filter((status) => status === 'failed')).toHaveLength(1);
+    const failed = [1, 2, 3].map((id) => t.board.get(id)).find((task) => task.status === 'failed')!;
+    expect(failed.result).toMatch(/JSON Schema draft 2020-12.*the API refuses the MCP tool mcp__bad__broken, which is no longer offered to alice/s);
+    expect(fs.readFileSync(path.join(t.dir, 'inbox', 'lead.jsonl'), 'utf8')).toContain('mcp__bad__broken');
+    expect(t.seen().at(-1)!.tools).not.toContain('mcp__bad__broken');
+  });
 });
 
 describe('teamd mcp check', () => {
@@ -213,7 +230,7 @@ describe('teamd mcp check', () => {
     );
     const checked = await runTeamd(['mcp', 'check', '--dir', dir, '--timeout', '10000']);
     expect(checked.code).not.toBe(0);
-    expect(checked.stdout).toMatch(/fine \(stdio, workspace\): ok in \d+ ms, 1 tools: mcp__fine__where/);
+    expect(checked.stdout).toMatch(/fine \(stdio, workspace\): ok in \d+ ms, 2 tools: mcp__fine__where, mcp__fine__lookup/);
     expect(checked.stdout).toMatch(
       /broken \(stdio, workspace\): FAILED after \d+ ms: .*\n {2}its last lines on stderr:\n {4}starting the github server\n {4}Error: GITHUB_PERSONAL_ACCESS_TOKEN is not set\n/,
     );
