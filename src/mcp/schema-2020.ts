@@ -72,7 +72,7 @@ export function notDraft2020(schema: unknown, depth = 0): string | null {
   }
   const node = schema as Record<string, unknown>;
   if (typeof node.$schema === 'string' && !node.$schema.includes('2020-12')) return `it declares ${node.$schema}`;
-  const types = typeof node.type === 'string' ? [node.type] : Array.isArray(node.type) ? node.type : [];
+  const types: unknown[] = typeof node.type === 'string' ? [node.type] : Array.isArray(node.type) ? node.type : [];
   const unknown = types.find((type) => typeof type !== 'string' || !JSON_TYPES.includes(type));
   if (unknown !== undefined) return `"type": ${JSON.stringify(unknown)} is not a JSON Schema type`;
   if ('definitions' in node) return 'it uses draft-07 "definitions" (2020-12: "$defs")';

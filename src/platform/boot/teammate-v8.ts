@@ -38,6 +38,8 @@ export const START_BUILTINS = [
   'node:dns',
   'node:fs/promises',
   'node:os',
+  // yaml (skills' front matter) requires it.
+  'node:process',
   'node:timers/promises',
   'node:worker_threads',
 ] as const;
