@@ -10,6 +10,8 @@ export interface CompactorOptions {
   readonly context: () => string[];
   /** A tool result longer than this is shrunk to its head and tail first (default 2 000 characters). */
   readonly shrinkChars?: number;
+  /** Told before older messages are summarized away (PreCompact hooks). */
+  readonly beforeSummary?: () => Promise<void>;
 }
 
 export type CompactionHow = 'none' | 'trimmed' | 'summarized' | 'rebuilt';
@@ -43,6 +45,7 @@ export class Compactor {
     if (!force && estimateTokens(messages, system) <= limit) return { how: 'trimmed', usage: [] };
     const cut = chooseCut(messages, Math.floor(limit * LOW_WATER));
     if (cut === null) return { how: this.rebuild(messages), usage: [] };
+    await this.options.beforeSummary?.();
     const older = fitFromEnd(structuredClone(messages.slice(0, cut)), system, limit);
     appendUser(older, [{ type: 'text', text: summarizeDirective() }]);
     // The same system and tools as every turn: the request is valid, and it reads the cached prefix.

@@ -43,6 +43,12 @@ export interface HookPayload {
   /** SessionStart: how the session began; SessionEnd: why it ended. */
   readonly source?: string;
   readonly reason?: string;
+  /** SubagentStop: whether a Stop hook already continued it (never, in teamd), and which helper ended. */
+  readonly stop_hook_active?: boolean;
+  readonly description?: string;
+  /** PreCompact: what set it off (`auto`), and the instructions of a manual one (none in teamd). */
+  readonly trigger?: string;
+  readonly custom_instructions?: string;
 }
 
 /** Who a hook hears from: the teammate, its session and workspace, and the task in hand. */

@@ -18,6 +18,8 @@ export const HOOK_EVENTS = [
   'Stop',
   'SessionStart',
   'SessionEnd',
+  'SubagentStop',
+  'PreCompact',
   'TeammateIdle',
   'TaskClaimed',
   'TaskCompleted',
@@ -26,7 +28,7 @@ export const HOOK_EVENTS = [
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 /** Claude Code's events teamd has no moment for: accepted, warned about, never fired. */
-const UNFIRED_EVENTS = ['SubagentStart', 'SubagentStop', 'PreCompact', 'PermissionRequest', 'PostToolUseFailure'];
+const UNFIRED_EVENTS = ['SubagentStart', 'PermissionRequest', 'PostToolUseFailure'];
 
 /** Claude Code's settings keys teamd reads; the rest are warned about (settingsWarnings). */
 const KNOWN_KEYS = ['$schema', 'permissions', 'hooks', 'sandbox', 'enabledMcpjsonServers', 'disabledMcpjsonServers'];

@@ -27,6 +27,16 @@ export class RuntimeHooks {
     await this.events?.run('SessionStart', { source: 'startup' });
   }
 
+  /** A helper (the task tool) ended: SubagentStop hooks, told without a say in it. */
+  async subagentStop(description: string): Promise<void> {
+    await this.events?.run('SubagentStop', { stop_hook_active: false, description });
+  }
+
+  /** Older messages are about to be summarized away: PreCompact hooks (always `auto`: nobody compacts a teammate by hand). */
+  async preCompact(): Promise<void> {
+    await this.events?.run('PreCompact', { trigger: 'auto', custom_instructions: '' });
+  }
+
   /** The teammate stops (a shutdown, its idle timeout, its budget, an error): `reason` says which, as Claude Code's SessionEnd says why. */
   async sessionEnd(reason: string): Promise<void> {
     await this.events?.run('SessionEnd', { reason });

@@ -108,6 +108,7 @@ export function buildRuntimeParts(deps: TeammateDeps, state: RuntimeState, calls
   const hand = new TaskInHand({ name: identity.name, workspace: identity.workspace, paths: statePaths(deps.stateDir), board, logger });
   const policy = deps.makeGate?.({ taskId: () => hand.current?.id ?? null, root: () => hand.root, waiting: (on) => status.waiting(on) }) ?? null;
   const lead = deps.lead;
+  const hooks = new RuntimeHooks(policy?.events ?? null, session, logger);
   return {
     status,
     wakes,
@@ -118,7 +119,7 @@ export function buildRuntimeParts(deps: TeammateDeps, state: RuntimeState, calls
     todos,
     jobIntake,
     hand,
-    hooks: new RuntimeHooks(policy?.events ?? null, session, logger),
+    hooks,
     tools: new ToolRegistry(deps.tools ?? ALL_TOOLS, () => plans.approved(hand.current), policy?.gate ?? null, deps.mcp ?? null),
     subagents: new SubagentRunner({
       name: identity.name,
@@ -130,6 +131,7 @@ export function buildRuntimeParts(deps: TeammateDeps, state: RuntimeState, calls
       onUsage: (usage) => calls.countUsage(usage),
       overBudget: () => budget.check(session.messages).over,
       shouldStop: () => calls.stop.aborted,
+      onStop: (description) => hooks.subagentStop(description),
     }),
     outcomes: new TaskOutcomes({
       name: identity.name,
@@ -145,6 +147,7 @@ export function buildRuntimeParts(deps: TeammateDeps, state: RuntimeState, calls
       model: deps.model,
       thresholdTokens: deps.compactThresholdTokens,
       context: () => [identityDirective(identity, hand.current), ...(hand.current ? [currentTaskDirective(hand.current)] : [])],
+      beforeSummary: () => hooks.preCompact(),
     }),
   };
 }

@@ -25,6 +25,8 @@ export interface SubagentDeps {
   /** True when the teammate's budget would be exceeded by another call. */
   readonly overBudget: () => boolean;
   readonly shouldStop: () => boolean;
+  /** Told when a helper has ended, however it ended (SubagentStop hooks). */
+  readonly onStop?: (description: string) => Promise<void>;
 }
 
 export interface SubagentRequest {
@@ -43,6 +45,12 @@ export class SubagentRunner {
   constructor(private readonly deps: SubagentDeps) {}
 
   async run(request: SubagentRequest, parent: ToolContext): Promise<ToolResult> {
+    const result = await this.work(request, parent);
+    await this.deps.onStop?.(request.description);
+    return result;
+  }
+
+  private async work(request: SubagentRequest, parent: ToolContext): Promise<ToolResult> {
     const names = request.tools ?? SUBAGENT_DEFAULT_TOOLS;
     const refused = names.filter((name) => !(SUBAGENT_ALLOWED_TOOLS as readonly string[]).includes(name));
     if (refused.length > 0)

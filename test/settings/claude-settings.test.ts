@@ -44,14 +44,13 @@ describe("a Claude Code user's settings file, as it is", () => {
     fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify(typicalSettings(extra), null, 2));
     const check = await runTeamd(['check-settings', '--dir', dir]);
     expect(check.code, check.stderr).toBe(0);
-    expect(check.stdout).toMatch(/ok, mode acceptEdits, 3 allow, 1 ask, 3 deny rules; hooks: Notification 1, SessionEnd 1/);
+    expect(check.stdout).toMatch(/ok, mode acceptEdits, 3 allow, 1 ask, 3 deny rules; hooks: Notification 1, SessionEnd 1, PreCompact 1/);
     for (const warning of [
       '"model" is not a setting teamd uses; ignored',
       '"env" is not a setting teamd uses; ignored',
       '"statusLine" is not a setting teamd uses; ignored',
       'permissions.disableBypassPermissionsMode is not a setting teamd uses; ignored',
       'hooks.Stop: a "prompt" hook is not run by teamd (only "command" hooks are); ignored',
-      'hooks.PreCompact: teamd has no such moment; these hooks never run',
     ])
       expect(check.stdout).toContain(`warning: ${warning}`);
     expect(check.stdout).toContain(`read-write: ${ws}, ${extra}, a private /tmp`);
@@ -119,5 +118,38 @@ describe("Claude Code's own settings files, where Claude Code keeps them", () =>
     expect(fs.readFileSync(path.join(ws, 'commands.log'), 'utf8')).toBe('echo worked > worked.txt\n');
     expect(board.get(4).result).toMatch(/\.claude.*which the person's own tools run or obey/);
     expect(JSON.parse(fs.readFileSync(path.join(ws, '.claude', 'settings.local.json'), 'utf8'))).toEqual({ permissions: { deny: ['Bash(shred:*)'] } });
+  });
+});
+
+describe('the SubagentStop and PreCompact hooks', () => {
+  it('SubagentStop runs when a helper of the task tool ends; PreCompact before older messages are summarized away', async () => {
+    const ws = makeTempDir('teamd-ws-');
+    const dir = path.join(ws, '.team');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(
+      path.join(dir, 'settings.json'),
+      JSON.stringify({
+        permissions: { defaultMode: 'bypassPermissions' },
+        hooks: {
+          SubagentStop: [{ hooks: [{ type: 'command', command: 'jq -c "{hook_event_name, description}" >> "$CLAUDE_PROJECT_DIR/subagent.log"' }] }],
+          PreCompact: [{ matcher: 'auto', hooks: [{ type: 'command', command: 'jq -c "{hook_event_name, trigger}" >> "$CLAUDE_PROJECT_DIR/compact.log"' }] }],
+        },
+      }),
+    );
+    const { board } = openBoard(dir);
+    await board.add({
+      subject: 'ask a helper',
+      description: `\`\`\`teamd-calls\n${JSON.stringify([{ name: 'task', input: { description: 'look around', prompt: 'List the files.' } }])}\n\`\`\``,
+    });
+    // A conversation that overflows inside one task (as test/teammate/model-behaviour.test.ts makes one): the older part is summarized.
+    await board.add({
+      subject: 'talk a lot',
+      description: `\`\`\`sh\n${Array.from({ length: 40 }, (_, i) => `echo ${i} >> progress.txt; seq 1 300`).join('\n')}\n\`\`\``,
+    });
+    await startDaemon(dir, { settings: { idleTimeoutMs: 0, compactThresholdTokens: 5_000, offlineContextTokens: 10_000 } });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    await waitFor(() => [1, 2].every((id) => ['completed', 'failed'].includes(board.get(id).status)) || undefined, 'both tasks finished', 60_000);
+    expect(fs.readFileSync(path.join(ws, 'subagent.log'), 'utf8')).toBe('{"hook_event_name":"SubagentStop","description":"look around"}\n');
+    expect(fs.readFileSync(path.join(ws, 'compact.log'), 'utf8')).toContain('{"hook_event_name":"PreCompact","trigger":"auto"}');
   });
 });
