@@ -7,6 +7,7 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 const payload: HookPayload = {
   hook_event_name: 'PreToolUse',
   session_id: 's',
+  transcript_path: '/state/sessions/alice.jsonl',
   cwd: '/',
   teammate: 'alice',
   role: 'coder',

@@ -69,7 +69,7 @@ describe('tools', () => {
     fs.writeFileSync(settingsFile, JSON.stringify({ permissions: { deny: ['Read(./.env)'], ask: ['Grep(config/**)'], defaultMode: 'bypassPermissions' } }));
     const gate = new PolicyGate({
       identity: { name: 'alice', role: 'coder', workspace: ws, stateDir, sessionId: 's', taskId: () => null, root: () => ws },
-      settings: new SettingsSource({ team: settingsFile, role: null }, silentLogger),
+      settings: new SettingsSource([settingsFile], silentLogger),
       // Nothing here asks: a call an ask rule covers would fail the test at once.
       asker: {} as PermissionAsker,
       hookEnv: { workspace: ws, env: {}, logger: silentLogger },
