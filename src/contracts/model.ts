@@ -1,3 +1,9 @@
+/**
+ * The Messages API version teamd speaks, sent as `anthropic-version` on every call: the one the
+ * API documents, set here and nowhere else (the SDK's own default is a date the API does not document).
+ */
+export const ANTHROPIC_VERSION = '2023-06-01';
+
 /** The model as the agent loop sees it: the Messages API's shapes, narrowed to what teamd sends and reads. */
 export interface ApiTool {
   name: string;

@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Logger } from '../log/logger.js';
-import type { ChatMessage, ContentBlock, ModelClient, ModelRequest, ModelResponse } from '../contracts/model.js';
+import { ANTHROPIC_VERSION, type ChatMessage, type ContentBlock, type ModelClient, type ModelRequest, type ModelResponse } from '../contracts/model.js';
 import { classifySdkError, ModelError, retryAfterMs } from './model-errors.js';
 import { TEAMMATE_HEADER } from '../contracts/offline-model.js';
 import { sdkLogger } from './sdk-logger.js';
@@ -49,7 +49,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       maxRetries: options.maxRetries ?? 2,
       // Until the answer's headers; the watchdog covers the bytes after them.
       timeout: options.stallMs,
-      defaultHeaders: { [TEAMMATE_HEADER]: options.teammate },
+      defaultHeaders: { 'anthropic-version': ANTHROPIC_VERSION, [TEAMMATE_HEADER]: options.teammate },
       logger: sdkLogger(options.logger),
       logLevel: 'info',
     });

@@ -68,13 +68,17 @@ export class TaskOutcomes {
     );
   }
 
-  /** A budget is spent: the task goes back to the board, and the lead is told (once per budget: `tell`). */
-  async budgetReached(task: Task | null, reason: string, tell: boolean, name: string): Promise<void> {
+  /**
+   * A budget is spent: the task goes back to the board, and the lead is told (once per budget:
+   * `tell`) how to raise the one that stopped it: this teammate's (`name`), or the team's (null).
+   */
+  async budgetReached(task: Task | null, reason: string, tell: boolean, name: string | null): Promise<void> {
     const released = task ? await this.release(task, reason) : false;
     if (!tell) return;
+    const raise = name === null ? 'teamd budget --team <tokens>' : `teamd budget ${name} <tokens>`;
     await this.tell(
       'message',
-      `I stopped: ${reason}, and I take no more work.${released ? ` Task ${task!.id} is back on the board.` : ''} Raise it with: teamd budget ${name} <tokens> (or teamd budget --team <tokens>)`,
+      `I stopped: ${reason}, and I take no more work.${released ? ` Task ${task!.id} is back on the board.` : ''} Raise it with: ${raise}`,
     );
   }
 

@@ -234,7 +234,7 @@ export class UnitWork {
   async budgetReached(verdict: BudgetVerdict, task: Task | null): Promise<void> {
     if (!verdict.over) return;
     const { reason, tell } = this.parts.budget.stop(verdict);
-    await this.parts.outcomes.budgetReached(task, reason, tell, this.deps.identity.name);
+    await this.parts.outcomes.budgetReached(task, reason, tell, verdict.which === 'team' ? null : this.deps.identity.name);
     if (task) this.closeTask(task, 'the token budget is spent');
     this.save();
   }

@@ -22,10 +22,10 @@ async function endpoint(script: unknown = {}, contextWindowTokens = 200_000) {
     contextWindowTokens: () => contextWindowTokens,
   });
   servers.push(server);
-  const post = async (body: Record<string, unknown>, teammate = 'alice') => {
+  const post = async (body: Record<string, unknown>, teammate = 'alice', version = '2023-06-01') => {
     const response = await fetch(`${server.url}/v1/messages`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': 'test-key', 'x-teamd-teammate': teammate },
+      headers: { 'content-type': 'application/json', 'x-api-key': 'test-key', 'anthropic-version': version, 'x-teamd-teammate': teammate },
       body: JSON.stringify({ model: 'offline', max_tokens: 1024, ...body }),
     });
     return {
@@ -33,7 +33,12 @@ async function endpoint(script: unknown = {}, contextWindowTokens = 200_000) {
       body: (await response.json()) as { type: string; error?: { type: string; message: string }; content?: unknown[]; stop_reason?: string },
     };
   };
-  const sdk = new Anthropic({ apiKey: 'test-key', baseURL: server.url, maxRetries: 0, defaultHeaders: { 'x-teamd-teammate': 'alice' } });
+  const sdk = new Anthropic({
+    apiKey: 'test-key',
+    baseURL: server.url,
+    maxRetries: 0,
+    defaultHeaders: { 'anthropic-version': '2023-06-01', 'x-teamd-teammate': 'alice' },
+  });
   return { server, post, sdk };
 }
 
@@ -126,6 +131,14 @@ describe('the offline endpoint refuses what the Messages API refuses, in its err
     expect((await sdk.models.retrieve('claude-sonnet-5-5')).id).toBe('claude-sonnet-5-5');
   });
 
+  it('an anthropic-version the API does not document (the SDK default of a later release) is 400; teamd sends 2023-06-01 (issue 47)', async () => {
+    const { post } = await endpoint();
+    const refused = await post({ messages: [{ role: 'user', content: 'hi' }] }, 'alice', '2026-10-21');
+    expect(refused.status).toBe(400);
+    expect(refused.body.error?.message).toMatch(/anthropic-version: "2026-10-21" is not a version of the API \(use 2023-06-01\)/);
+    expect((await post({ messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
+  });
+
   it('a wrong key is 401', async () => {
     const { server } = await endpoint();
     const sdk = new Anthropic({ apiKey: 'wrong', baseURL: server.url, maxRetries: 0 });
@@ -188,7 +201,7 @@ describe('the offline endpoint streams, and misbehaves when scripted', () => {
     const call = () =>
       fetch(`${server.url}/v1/messages`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': 'test-key', 'x-teamd-teammate': 'alice' },
+        headers: { 'content-type': 'application/json', 'x-api-key': 'test-key', 'anthropic-version': '2023-06-01', 'x-teamd-teammate': 'alice' },
         body: JSON.stringify({ model: 'offline', max_tokens: 10, messages: [user('hi')] }),
       });
     const first = await call();

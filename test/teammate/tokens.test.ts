@@ -86,6 +86,9 @@ describe('budgets that hold', () => {
     for (const name of ['alice', 'bob']) expect((await runTeamd(['spawn', name, 'coder', '--dir', dir])).code).toBe(0);
     await waitFor(() => ['alice', 'bob'].every((n) => member(dir, n)?.status === 'budget'), 'both stopped for the team budget');
     expect(member(dir, 'alice')?.problem).toContain("the team's token budget (3000) is spent");
+    // The notice names the budget that stopped it: the team's (issue 47), not the teammate's own.
+    await waitFor(() => notices(dir, 'alice').length > 0 || undefined, "alice's notice to the lead");
+    expect(notices(dir, 'alice')[0]!.content).toMatch(/Raise it with: teamd budget --team <tokens>$/);
     expect((await runTeamd(['budget', '--team', '10000000', '--dir', dir])).code).toBe(0);
     await waitFor(() => board.get(1).status === 'completed', 'the task done once the team budget is raised');
   });

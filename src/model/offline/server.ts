@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import * as z from 'zod';
 import type { Logger } from '../../log/logger.js';
 import { TEAMMATE_HEADER } from '../../contracts/offline-model.js';
+import { ANTHROPIC_VERSION } from '../../contracts/model.js';
 import { servedModel } from '../model-catalog.js';
 import { decideOffline } from './policy.js';
 import { type OfflineBlock, type OfflineTurn } from './offline-types.js';
@@ -101,6 +102,15 @@ export class OfflineModelServer {
       return sendApiError(res, 400, 'invalid_request_error', `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid request'}`);
     }
     const request = parsed.data as RawRequest & { stream?: boolean };
+    // As the API: a version it does not document is refused.
+    const version = req.headers['anthropic-version'];
+    if (version !== ANTHROPIC_VERSION)
+      return sendApiError(
+        res,
+        400,
+        'invalid_request_error',
+        `anthropic-version: ${JSON.stringify(version ?? null)} is not a version of the API (use ${ANTHROPIC_VERSION})`,
+      );
     const teammate = String(req.headers[TEAMMATE_HEADER] ?? 'unknown');
     const logger = this.deps.logger.child({ teammate });
     const violation = findViolation(request, { model: servedModel(request.model, now), contextWindowTokens: this.deps.contextWindowTokens?.() ?? 200_000 });
