@@ -13,17 +13,19 @@ async function lead(ctx: ToolContext, act: (powers: NonNullable<ToolContext['lea
   }
 }
 
+/** The roster, read-only, for every teammate (the lead's powers, or the roster a teammate's schedule reads): who to message about what. */
 export const listTeammatesTool = defineTool({
   name: 'list_teammates',
   description: 'List the teammates on the roster: name, role, status and the task each works on.',
   input: z.object({}),
   needsApprovedPlan: false,
-  run: (_input, ctx) =>
-    lead(ctx, (powers) => {
-      const members = powers.members().filter((m) => m.name !== ctx.name);
-      if (members.length === 0) return 'no teammates yet: spawn_teammate adds one';
-      return members.map((m) => `${m.name} (${m.role}): ${m.status}${m.task ? `, task ${m.task}` : ''}`).join('\n');
-    }),
+  run: (_input, ctx) => {
+    const roster = ctx.lead?.members() ?? ctx.schedule?.members();
+    if (!roster) return Promise.resolve(toolError('the roster cannot be read here'));
+    const members = roster.filter((m) => m.name !== ctx.name);
+    if (members.length === 0) return Promise.resolve({ content: ctx.lead ? 'no teammates yet: spawn_teammate adds one' : 'no other teammates' });
+    return Promise.resolve({ content: members.map((m) => `${m.name} (${m.role}): ${m.status}${m.task ? `, task ${m.task}` : ''}`).join('\n') });
+  },
 });
 
 export const spawnTeammateTool = defineTool({

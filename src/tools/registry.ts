@@ -55,6 +55,7 @@ export const ALL_TOOLS: readonly Tool[] = [
   createWorktreeTool,
   keepWorktreeTool,
   removeWorktreeTool,
+  listTeammatesTool,
 ];
 
 /**
