@@ -97,6 +97,8 @@ export class Supervisor {
     }
     this.bell = await this.deps.openDoorbell();
     void this.wakes.follow(this.bell);
+    // Work that arrived while no daemon ran is handed out now, not at the bell's first safety re-scan.
+    this.wakes.schedule();
   }
 
   async spawn(spec: SpawnSpec): Promise<Member> {

@@ -111,4 +111,18 @@ describe('supervising teammates', () => {
     await runTeamd(['task', 'add', 'work for a sleeper', '--dir', dir]);
     await waitFor(() => member(dir, 'sleepy')?.startedAt !== beforeTask && member(dir, 'sleepy')?.pid, 'woken by a ready task');
   });
+
+  it("a task added while the daemon was down is handed out when it starts, before the board's first safety re-scan (issue 47)", async () => {
+    const dir = stateDir();
+    await startDaemon(dir, { settings: { idleTimeoutMs: 300 } });
+    await spawn(dir, 'sleepy');
+    await waitFor(() => member(dir, 'sleepy')?.status === 'asleep', 'sleepy asleep');
+    expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
+    const { board } = openBoard(dir);
+    await board.add({ subject: 'queued while down', description: '```sh\necho queued\n```' });
+    const daemon = await startDaemon(dir);
+    const claimed = await waitFor(() => board.get(1).claimedAt, 'the queued task claimed');
+    // The bell's safety re-scan comes 5 s after start: a claim before it was handed out at start.
+    expect(Date.parse(claimed) - Date.parse(daemon.startedAt)).toBeLessThan(5_000);
+  });
 });
