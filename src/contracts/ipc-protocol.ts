@@ -22,6 +22,8 @@ export const workerMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('asleep') }),
   /** It answered a shutdown request and exits 0 next. */
   z.object({ type: z.literal('shutting-down') }),
+  /** It gave a task back (or refused it) and will not take it again: the daemon wakes it for no such task. */
+  z.object({ type: z.literal('declined'), task: z.number().int().positive() }),
   /** Requests of its commands the network proxy refused since its last report (teamd status adds them up). */
   z.object({ type: z.literal('network'), refused: z.number().int().positive() }),
   z.object({

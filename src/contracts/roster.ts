@@ -67,6 +67,8 @@ export const memberSchema = z.looseObject({
   /** When it tries the model again after an outage. */
   retryAt: z.optional(z.nullable(z.iso.datetime({ offset: true }))),
   usage: z.optional(tokenUsageSchema),
+  /** Tasks it gave back or refused and will not take again (the latest 100): it is not woken for them. */
+  declined: z.optional(z.array(z.number().check(z.int(), z.positive())).check(z.maxLength(100))),
   /** Requests its commands made that the network proxy refused (the log names each). */
   netRefused: z.optional(z.number().check(z.int(), z.nonnegative())),
   /** Times it woke for something (a message, a bell from the daemon), safety re-checks not counted. */

@@ -269,6 +269,11 @@ export class Supervisor {
       case 'usage':
         this.deps.roster.patchMember(name, { usage: message.usage });
         break;
+      case 'declined': {
+        const before = this.deps.roster.member(name)?.declined ?? [];
+        this.deps.roster.patchMember(name, { declined: [...before.filter((id) => id !== message.task), message.task].slice(-100) });
+        break;
+      }
       case 'network': {
         const before = this.deps.roster.member(name)?.netRefused ?? 0;
         this.deps.roster.patchMember(name, { netRefused: before + message.refused });

@@ -72,7 +72,11 @@ export class WorkHandout {
       const members = deps.roster.read().members;
       const ready = await deps.board.readyTasks(members.length + 1);
       const starting = members.filter((m) => m.status === 'starting' && deps.hasProcess(m.name)).length;
-      const input = await deps.work.wakeInput(members, deps.hasProcess, ready.length, this.bells.available() + this.bells.inFlight() + starting);
+      const input = {
+        ...(await deps.work.wakeInput(members, deps.hasProcess, ready.length, this.bells.available() + this.bells.inFlight() + starting)),
+        // All of them, or the rule that skips declined ones cannot be applied (more may wait unread).
+        ...(ready.length <= members.length ? { readyIds: ready.map((task) => task.id) } : {}),
+      };
       for (const name of chooseWakeUps(input)) {
         deps.logger.info({ teammate: name }, 'waking teammate: work appeared');
         deps.launch(name);

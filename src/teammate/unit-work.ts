@@ -85,13 +85,13 @@ export class UnitWork {
         return;
       case 'give-back':
         if (!task) return;
-        if (await this.parts.outcomes.gaveUp(task, after.why)) this.deps.session.gaveUp.push(task.id);
+        if (await this.parts.outcomes.gaveUp(task, after.why)) this.decline(task.id);
         return this.closeTask(task, after.why);
       case 'refused':
         await this.parts.outcomes.refused(task, after.text);
         if (!task) return;
         // Not offered to this teammate again, even if the lead puts it back on the board.
-        this.deps.session.gaveUp.push(task.id);
+        this.decline(task.id);
         return this.closeTask(task, 'it failed because you refused it');
       case 'budget-spent':
         await this.budgetReached(this.parts.budget.check(this.deps.session.messages), task);
@@ -121,6 +121,12 @@ export class UnitWork {
         return;
       }
     }
+  }
+
+  /** A task this teammate will not take again: remembered in its session, and told to the daemon, which then wakes it for no such task. */
+  private decline(id: number): void {
+    this.deps.session.gaveUp.push(id);
+    this.deps.link.send({ type: 'declined', task: id });
   }
 
   /** A server's tool the API refused is no longer offered (the lead reads why in the failed task); what to tell, or null for a fixed tool. */

@@ -21,4 +21,12 @@ describe('chooseWakeUps', () => {
     expect(chooseWakeUps({ asleep, withUnread: new Set(), withOpenTask: new Set(), readyTasks: 3, awakeAvailable: 1 })).toEqual(['alice', 'bob']);
     expect(chooseWakeUps({ asleep, withUnread: new Set(['carol']), withOpenTask: new Set(), readyTasks: 2, awakeAvailable: 0 })).toEqual(['carol', 'alice']);
   });
+
+  it('never wakes a member for tasks it declined alone; mail still wakes it', () => {
+    const gaveUp = [{ ...member('alice'), declined: [7] }, member('bob')];
+    const input = { asleep: gaveUp, withUnread: new Set<string>(), withOpenTask: new Set<string>(), readyTasks: 1, awakeAvailable: 0 };
+    expect(chooseWakeUps({ ...input, readyIds: [7] })).toEqual(['bob']);
+    expect(chooseWakeUps({ ...input, readyIds: [7, 8], readyTasks: 2 })).toEqual(['alice', 'bob']);
+    expect(chooseWakeUps({ ...input, asleep: [gaveUp[0]!], readyIds: [7], withUnread: new Set(['alice']) })).toEqual(['alice']);
+  });
 });

@@ -369,3 +369,21 @@ describe('a saved conversation the API would refuse', () => {
     expect(log('daemon')).not.toContain('would refuse');
   });
 });
+
+describe('every repeat has a reason to stop (issue 47)', () => {
+  it('a task given back after three text-only ends does not wake its teammate again at each idle timeout', async () => {
+    const { dir, board, lead } = await team([{ stopReason: 'end_turn', text: 'Not now.', times: 3 }], { settings: { idleTimeoutMs: 300 } });
+    await waitFor(() => lead().find((m) => m.from === 'alice' && m.content.includes('gave task 1 back')), 'the notice to the lead');
+    expect(board.get(1)).toMatchObject({ status: 'pending', owner: null });
+    await waitFor(() => member(dir, 'alice')?.status === 'asleep' || undefined, 'alice asleep');
+    const asleep = member(dir, 'alice')!;
+    expect(asleep.declined).toEqual([1]);
+    // The daemon looks at the board again and again (each look marks run/board-looked): task 1 is ready at every look.
+    const marker = statePaths(dir).boardLooked;
+    const since = Date.now();
+    await waitFor(() => fs.statSync(marker).mtimeMs > since, "the daemon's next look");
+    const next = fs.statSync(marker).mtimeMs;
+    await waitFor(() => fs.statSync(marker).mtimeMs > next, 'the look after it', 20_000);
+    expect(member(dir, 'alice')).toMatchObject({ status: 'asleep', startedAt: asleep.startedAt });
+  });
+});
