@@ -32,6 +32,12 @@ export interface Session {
   gaveUp: number[];
   /** The budget whose exhaustion the lead was told of ("member:200000"): told once, whatever the restarts. */
   budgetNotice: string | null;
+  /**
+   * The length of the conversation when the model could not answer the messages at its end (it
+   * refused, or the call failed): they are not put to it again at the next start, only once
+   * something new arrives (a message, a task).
+   */
+  unansweredAt: number | null;
   usage: Usage;
   /** Its plan for the current task (todo_write), and the model calls made on a task since it was last written. */
   todos: TodoItem[];
@@ -55,6 +61,7 @@ const headerSchema = z.object({
     .default([]),
   gaveUp: z.array(z.number().int().positive()).default([]),
   budgetNotice: z.string().nullable().default(null),
+  unansweredAt: z.number().int().nonnegative().nullable().default(null),
   todos: z.array(todoItemSchema).default([]),
   callsSinceTodo: z.number().int().nonnegative().default(0),
   usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), cacheReadTokens: z.number(), cacheWriteTokens: z.number() }),
@@ -69,6 +76,7 @@ export function emptySession(): Session {
     planRequests: [],
     gaveUp: [],
     budgetNotice: null,
+    unansweredAt: null,
     todos: [],
     callsSinceTodo: 0,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
@@ -220,6 +228,7 @@ function metaOf(session: Session): Omit<z.input<typeof headerSchema>, 'teamdSess
     planRequests: session.planRequests.slice(-100),
     gaveUp: session.gaveUp.slice(-1000),
     budgetNotice: session.budgetNotice,
+    unansweredAt: session.unansweredAt,
     todos: session.todos,
     callsSinceTodo: session.callsSinceTodo,
     usage: session.usage,
@@ -253,6 +262,7 @@ function replay(lines: readonly string[]): Session {
     planRequests: header.planRequests,
     gaveUp: header.gaveUp,
     budgetNotice: header.budgetNotice,
+    unansweredAt: header.unansweredAt,
     todos: header.todos,
     callsSinceTodo: header.callsSinceTodo,
     usage: header.usage,

@@ -62,7 +62,9 @@ export class TeammateRuntime {
     // Spent before this start (a restart, a wake): it stops again, without telling the lead twice.
     await this.unit.budgetReached(this.parts.budget.check(this.deps.session.messages), null);
     // Messages taken in before a stop and never answered: the inbox will not bring them again.
-    this.state.answerPending = endsWithUnansweredMessages(this.deps.session.messages);
+    // Unless the model could not answer them last time (one notice went out): then only something new asks it again.
+    const { messages, unansweredAt } = this.deps.session;
+    this.state.answerPending = endsWithUnansweredMessages(messages) && unansweredAt !== messages.length;
     while (!this.stopper.signal.aborted) {
       if (this.parts.budget.stopped) {
         link.send({ type: 'budget', reason: budgetReason(this.parts.budget.stopped) });

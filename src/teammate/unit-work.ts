@@ -89,7 +89,7 @@ export class UnitWork {
         return this.closeTask(task, after.why);
       case 'refused':
         await this.parts.outcomes.refused(task, after.text);
-        if (!task) return;
+        if (!task) return this.leaveUnanswered();
         // Not offered to this teammate again, even if the lead puts it back on the board.
         this.decline(task.id);
         return this.closeTask(task, 'it failed because you refused it');
@@ -110,6 +110,7 @@ export class UnitWork {
       case 'fail': {
         const withheld = after.refusedTool === undefined ? null : this.withholdTool(after.refusedTool);
         await this.parts.outcomes.modelFailed(after.error, task, withheld);
+        if (!task) this.leaveUnanswered();
         if (task) this.closeTask(task, `it failed: ${describeModelError(after.error)}${withheld ? `; ${withheld}` : ''}`);
         if (after.freshConversation) {
           // Keeping what the API refused would fail every later call the same way.
@@ -121,6 +122,17 @@ export class UnitWork {
         return;
       }
     }
+  }
+
+  /**
+   * The model could not answer the messages at the end of the conversation (one notice went out):
+   * they are not put to it again when the teammate next starts, only with something new. A lead
+   * whose model refuses was otherwise asked again at every start, each time sending the person
+   * another "could not answer".
+   */
+  private leaveUnanswered(): void {
+    this.deps.session.unansweredAt = this.deps.session.messages.length;
+    this.save();
   }
 
   /** A task this teammate will not take again: remembered in its session, and told to the daemon, which then wakes it for no such task. */

@@ -105,3 +105,26 @@ describe('the lead agent', () => {
     }
   });
 });
+
+describe('a lead whose model refuses (issue 47)', () => {
+  it('is not asked again at each start: the person gets one "could not answer", and nothing more until something new arrives', async () => {
+    const t = await teamWithLead([{ stopReason: 'refusal', text: 'I cannot help with that.', times: 5 }], { idleTimeoutMs: 300 });
+    expect((await runTeamd(['send', 'lead', 'plan the release', '--from', 'user', '--dir', t.dir])).code).toBe(0);
+    // The lead agent tells the person: the user's inbox.
+    const notices = () =>
+      (fs.existsSync(t.paths.inboxFile('user')) ? readInboxFrom(t.paths.inboxFile('user'), 0).messages : [])
+        .map((m) => m.message)
+        .filter((m) => m.from === 'lead' && m.content.includes('could not answer'));
+    await waitFor(() => notices().length > 0 || undefined, 'the notice to the person');
+    await waitFor(() => member(t.dir, 'lead')?.status === 'asleep' || undefined, 'the lead asleep');
+    // Two looks of the daemon later (each marks run/board-looked), with the lead asleep through its idle timeouts.
+    const since = Date.now();
+    await waitFor(() => fs.statSync(t.paths.boardLooked).mtimeMs > since, "the daemon's next look");
+    const next = fs.statSync(t.paths.boardLooked).mtimeMs;
+    await waitFor(() => fs.statSync(t.paths.boardLooked).mtimeMs > next, 'the look after it', 20_000);
+    expect(notices()).toHaveLength(1);
+    // Something new: the person writes again, and the lead is asked again (and refuses again: a second notice).
+    expect((await runTeamd(['send', 'lead', 'are you there?', '--from', 'user', '--dir', t.dir])).code).toBe(0);
+    await waitFor(() => notices().length === 2 || undefined, 'the second notice, for the new message');
+  });
+});
