@@ -36,8 +36,12 @@ const LOW_WATER = 0.5;
 export class Compactor {
   constructor(private readonly options: CompactorOptions) {}
 
-  async compact(messages: ChatMessage[], system: string, tools: readonly ApiTool[], force = false): Promise<Compaction> {
-    const limit = this.options.thresholdTokens;
+  /**
+   * `window`: the size the API said the prompt must fit in, in this estimate's units (after a
+   * "prompt is too long: N tokens > M maximum"): the cut is sized by it when it is the smaller.
+   */
+  async compact(messages: ChatMessage[], system: string, tools: readonly ApiTool[], force = false, window?: number): Promise<Compaction> {
+    const limit = Math.min(this.options.thresholdTokens, window ?? Number.POSITIVE_INFINITY);
     if (!force && estimateTokens(messages, system) <= limit) return { how: 'none', usage: [] };
     // Down to well under the threshold, not just under it: every compaction changes the cached prefix, so it must not come every call.
     const low = Math.floor(limit * LOW_WATER);

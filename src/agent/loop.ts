@@ -1,8 +1,8 @@
 import type { ChatMessage, ContentBlock, ModelClient, ModelResponse, Usage } from '../contracts/model.js';
-import { failureClass } from '../model/model-errors.js';
+import { failureClass, ModelError } from '../model/model-errors.js';
 import type { ToolContext, ToolEffect, ToolResult, ToolSet } from '../contracts/tool.js';
 import type { CompactionHow, Compactor } from './compactor.js';
-import { appendUser } from './conversation.js';
+import { appendUser, estimateTokens } from './conversation.js';
 import { continueDirective } from '../contracts/directives.js';
 
 export type TurnEnd = 'end_turn' | 'idle' | 'stopped' | 'budget' | 'step_limit' | 'refusal';
@@ -61,6 +61,8 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
   let extending = false;
   /** The model stopped because the context window filled up: compact before the next call. */
   let windowFull = false;
+  /** The window the API stated in its "prompt is too long", in the estimate's units: the next compaction cuts by it. */
+  let statedWindow: number | undefined;
   for (let steps = 0; ; steps++) {
     if (deps.shouldStop()) return yield { type: 'turn_end', reason: 'stopped' };
     if (steps >= (deps.maxSteps ?? DEFAULT_MAX_STEPS)) return yield { type: 'turn_end', reason: 'step_limit' };
@@ -71,8 +73,9 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
     try {
       await deps.tools.settled(deps.ctx.signal);
       if (deps.shouldStop()) return yield { type: 'turn_end', reason: 'stopped' };
-      const compaction = await deps.compactor.compact(messages, system, deps.tools.apiTools(), windowFull);
+      const compaction = await deps.compactor.compact(messages, system, deps.tools.apiTools(), windowFull, statedWindow);
       windowFull = false;
+      statedWindow = undefined;
       for (const usage of compaction.usage) yield { type: 'usage', usage };
       if (compaction.how !== 'none') yield { type: 'compacted', how: compaction.how };
       response = await deps.model.create({ system, messages, tools: deps.tools.apiTools(), maxTokens }, deps.ctx.signal);
@@ -82,8 +85,10 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
       if (failureClass(error) !== 'prompt_too_long' || tooLong >= 2) return yield { type: 'error', error };
       // Too long: summarize first; still too long (or the summary itself was): start over from identity, task and summary.
       tooLong++;
-      if (tooLong === 1) windowFull = true;
-      else yield { type: 'compacted', how: deps.compactor.rebuild(messages) };
+      if (tooLong === 1) {
+        windowFull = true;
+        statedWindow = statedWindowOf(error, estimateTokens(messages, system));
+      } else yield { type: 'compacted', how: deps.compactor.rebuild(messages) };
       continue;
     }
     tooLong = 0;
@@ -156,4 +161,14 @@ function storable(content: readonly ContentBlock[], continued: boolean): (Conten
   const last = kept.at(-1);
   if (continued && last?.type === 'text') kept[kept.length - 1] = { type: 'text', text: last.text.trimEnd() };
   return kept;
+}
+
+/**
+ * The window an API error stated ("prompt is too long: N tokens > M maximum"), in the units of
+ * teamd's own estimate of the same prompt (E): M x E / N, so a cut sized by it fits as the API counts.
+ */
+function statedWindowOf(error: unknown, estimate: number): number | undefined {
+  const stated = error instanceof ModelError ? error.stated : undefined;
+  if (!stated || stated.promptTokens <= 0) return undefined;
+  return Math.floor((stated.maxTokens * estimate) / stated.promptTokens);
 }

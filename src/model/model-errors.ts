@@ -2,6 +2,8 @@ import type { BaseAnthropic } from '@anthropic-ai/sdk/client';
 
 export type ModelErrorKind =
   | 'prompt_too_long'
+  /** 413: the request's bytes are over the API's limit (large tool results): compacted and tried again like a prompt too long. */
+  | 'request_too_large'
   | 'rate_limited'
   | 'overloaded'
   | 'server'
@@ -24,6 +26,8 @@ export class ModelError extends Error {
   readonly midAnswer: boolean;
   /** How long the API asked to be left alone (its retry-after header on the last answer), when it said. */
   readonly retryAfterMs: number | undefined;
+  /** "prompt is too long: N tokens > M maximum": the prompt's size and the window, as the API counted them. */
+  readonly stated: { readonly promptTokens: number; readonly maxTokens: number } | undefined;
   constructor(
     readonly kind: ModelErrorKind,
     message: string,
@@ -32,6 +36,8 @@ export class ModelError extends Error {
     super(message, options.cause === undefined ? {} : { cause: options.cause });
     this.midAnswer = options.midAnswer ?? false;
     this.retryAfterMs = options.retryAfterMs;
+    const sizes = /prompt is too long: (\d+) tokens > (\d+) maximum/i.exec(message);
+    this.stated = sizes ? { promptTokens: Number(sizes[1]), maxTokens: Number(sizes[2]) } : undefined;
   }
 }
 
@@ -49,6 +55,7 @@ export function failureClass(error: unknown): ModelFailureClass {
     case 'model_not_found':
       return 'fatal';
     case 'prompt_too_long':
+    case 'request_too_large':
       return 'prompt_too_long';
     case 'aborted':
       return 'aborted';
@@ -108,6 +115,7 @@ export function classifySdkError(A: SdkClass, error: unknown, model: string, con
       return as('overloaded', `the model API was overloaded mid-answer (${message})`, { midAnswer: true });
     if (error.status === undefined && (type === 'api_error' || type === 'rate_limit_error'))
       return as('server', `the model API failed mid-answer (${message})`, { midAnswer: true });
+    if (error.status === 413 || type === 'request_too_large') return as('request_too_large', `the request is too large for the model API (413: ${message})`);
     if (type === 'overloaded_error') return as('overloaded', `the model API was overloaded (${message})`);
     if (type === 'api_error' || type === 'rate_limit_error') return as('server', `the model API failed (${message})`);
     return as('other', `model API error ${error.status ?? ''}: ${message}`);

@@ -55,7 +55,9 @@ export function decideAfterUnit(end: UnitEnd, facts: UnitFacts): AfterUnit {
         return { action: 'unusable', reason };
       case 'prompt_too_long':
       case 'task': {
-        const refusedConversation = end.error instanceof ModelError && (end.error.kind === 'bad_request' || end.error.kind === 'prompt_too_long');
+        const refusedConversation =
+          end.error instanceof ModelError &&
+          (end.error.kind === 'bad_request' || end.error.kind === 'prompt_too_long' || end.error.kind === 'request_too_large');
         const tool = end.error instanceof ModelError && end.error.kind === 'bad_request' ? /\btools\.(\d+)\.custom\b/.exec(end.error.message) : null;
         return { action: 'fail', error: end.error, freshConversation: refusedConversation, ...(tool ? { refusedTool: Number(tool[1]) } : {}) };
       }

@@ -386,4 +386,25 @@ describe('every repeat has a reason to stop (issue 47)', () => {
     await waitFor(() => fs.statSync(marker).mtimeMs > next, 'the look after it', 20_000);
     expect(member(dir, 'alice')).toMatchObject({ status: 'asleep', startedAt: asleep.startedAt });
   });
+
+  it('a prompt too long, sized by the window the API stated: compacted once, the task completes, its earlier results kept (not rebuilt)', async () => {
+    // The threshold is the default (150,000): only the API's stated window (10,000) can size the cut.
+    const { ws, done, log, session } = await team([], {
+      tasks: [sh(...Array.from({ length: 40 }, (_, i) => `echo ${i} >> progress.txt; seq 1 300`))],
+      settings: { offlineContextTokens: 10_000 },
+    });
+    expect((await done(1)).status).toBe('completed');
+    expect(log('alice')).toContain('"how":"summarized"');
+    expect(log('alice')).not.toContain('"how":"rebuilt"');
+    expect(fs.readFileSync(path.join(ws, 'progress.txt'), 'utf8')).toBe(Array.from({ length: 40 }, (_, i) => `${i}\n`).join(''));
+    // The latest tool results are still in the conversation, after the summary.
+    expect(session()).toContain('echo 39 >> progress.txt');
+  });
+
+  it('a 413 (the request too large) compacts and tries again: the task completes and the conversation is kept', async () => {
+    const { done, log } = await team([{ status: 413 }], { tasks: [sh('echo one', 'echo two')] });
+    const task = await done(1);
+    expect(task.status, task.result ?? '').toBe('completed');
+    expect(log('alice')).not.toContain('the model API refused this conversation');
+  });
 });

@@ -18,6 +18,8 @@ export const scriptStepSchema = z.union([
   z.strictObject({ status: z.literal(429), retryAfterSeconds: z.number().nonnegative().max(600).optional(), ...repeat }),
   z.strictObject({ status: z.union([z.literal(401), z.literal(403), z.literal(404), z.literal(500), z.literal(529)]), ...repeat }),
   z.strictObject({ status: z.literal(400), promptTooLong: z.literal(true), ...repeat }),
+  /** The request's bytes over the API's limit (the API's 413 request_too_large). */
+  z.strictObject({ status: z.literal(413), ...repeat }),
   /** The connection is closed before any answer. */
   z.strictObject({ drop: z.literal(true), ...repeat }),
   /** The answer starts streaming, then no byte more: the client's stall timeout must end it. */

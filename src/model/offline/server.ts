@@ -226,6 +226,8 @@ function sendScriptedError(res: http.ServerResponse, step: Extract<ScriptStep, {
       return sendApiError(res, 404, 'not_found_error', `model: ${request.model}`);
     case 400:
       return sendApiError(res, 400, 'invalid_request_error', `prompt is too long: ${promptTokens(request) + 200_000} tokens > 200000 maximum`);
+    case 413:
+      return sendApiError(res, 413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.');
   }
 }
 
