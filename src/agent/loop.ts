@@ -131,6 +131,7 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
     }
     continues = 0;
     const results: ContentBlock[] = [];
+    let interrupted = false;
     let idle = false;
     // Calls of a concurrent tool (helpers) next to each other start together; every other call waits for the one before it.
     const started = new Map<string, Promise<ToolResult>>();
@@ -143,9 +144,12 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
       yield { type: 'tool_call', id: use.id, name: use.name, input: use.input };
       const result = await (started.get(use.id) ?? deps.tools.run(use.name, use.input, deps.ctx, use.id));
       if (result.effect?.kind === 'idle') idle = true;
+      if (result.interrupted) interrupted = true;
       yield { type: 'tool_result', id: use.id, name: use.name, content: result.content, isError: result.isError === true, effect: result.effect };
       results.push({ type: 'tool_result', tool_use_id: use.id, content: result.content, ...(result.isError ? { is_error: true } : {}) });
     }
+    // A stop cut a call short: its calls stay unanswered, as after a kill, and are made again at the next start.
+    if (interrupted && deps.shouldStop()) return yield { type: 'turn_end', reason: 'stopped' };
     messages.push({ role: 'user', content: results });
     yield { type: 'step' };
     if (idle) return yield { type: 'turn_end', reason: 'idle' };

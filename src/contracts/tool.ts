@@ -22,6 +22,11 @@ export interface ToolResult {
   readonly content: string;
   readonly isError?: boolean;
   readonly effect?: ToolEffect;
+  /**
+   * Cut short because the teammate is stopping (a command killed by teamd stop): the call is left
+   * unanswered in the conversation, as after a kill, and made again when the teammate starts.
+   */
+  readonly interrupted?: boolean;
 }
 
 /** What a tool may touch: handed in by the runtime, never reached through globals. */

@@ -76,12 +76,12 @@ function runInForeground(input: { command: string; timeout_ms?: number | undefin
     const onAbort = (): void => killGroup('shutdown');
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     let settled = false;
-    const finish = (content: string, isError: boolean): void => {
+    const finish = (content: string, isError: boolean, interrupted = false): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       ctx.signal.removeEventListener('abort', onAbort);
-      resolve({ content, isError });
+      resolve({ content, isError, ...(interrupted ? { interrupted: true } : {}) });
     };
     child.on('error', (error) => finish(`could not run bash: ${error.message}`, true));
     child.on('exit', (code, signal) => {
@@ -107,7 +107,7 @@ function runInForeground(input: { command: string; timeout_ms?: number | undefin
             : signal
               ? `killed by ${signal}`
               : `exit code ${code}`;
-      finish(`${status}\n${shown}`, code !== 0 || ended !== null || signal !== null);
+      finish(`${status}\n${shown}`, code !== 0 || ended !== null || signal !== null, ended === 'shutdown');
     };
   });
 }

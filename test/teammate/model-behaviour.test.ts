@@ -408,3 +408,20 @@ describe('every repeat has a reason to stop (issue 47)', () => {
     expect(log('alice')).not.toContain('the model API refused this conversation');
   });
 });
+
+describe('a stop is a pause, not a failure (issue 47)', () => {
+  it('teamd stop while a command runs, then teamd start: the task stays with the teammate, the command runs again, and the task completes', async () => {
+    const line = 'touch "started-$(date +%s%N)"; while [ ! -e go ]; do sleep 0.05; done; echo ran >> ran.txt';
+    const { ws, dir, board, done } = await team([], { tasks: [sh(line)] });
+    const started = () => fs.readdirSync(ws).filter((name) => name.startsWith('started-')).length;
+    await waitFor(() => started() === 1 || undefined, 'the command under way');
+    expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
+    expect(board.get(1)).toMatchObject({ status: 'in_progress', owner: 'alice' });
+    await startDaemon(dir);
+    await waitFor(() => started() === 2 || undefined, 'the command started again');
+    fs.writeFileSync(path.join(ws, 'go'), '');
+    const task = await done(1);
+    expect(task.status, task.result ?? '').toBe('completed');
+    expect(fs.readFileSync(path.join(ws, 'ran.txt'), 'utf8')).toBe('ran\n');
+  });
+});

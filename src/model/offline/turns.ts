@@ -30,8 +30,8 @@ export function flatten(messages: OfflineRequest['messages']): Step[] {
           return directive ? [{ directive: { directive, text } }] : [];
         });
         const output = parts.filter((text) => !parseDirective(text)).join('');
-        // A call cut off by the output limit was not run: as if it had never been made.
-        const notRun = riders.some((r) => r.directive.directive.kind === 'continue');
+        // A call cut off by the output limit, or one the teammate stopped before it finished ([teamd:interrupted]: "make it again"), was not run: as if it had never been made.
+        const notRun = riders.some((r) => r.directive.directive.kind === 'continue') || output.startsWith('[teamd:interrupted]');
         if (!notRun) steps.push({ result: { id: result.tool_use_id, text: output, isError: result.is_error === true } });
         steps.push(...riders);
       }
