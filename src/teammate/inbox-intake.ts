@@ -28,6 +28,8 @@ export class InboxIntake {
       readonly verifyGrant: (message: Message) => boolean;
       /** Saves the session durably: on disk before the cursor moves past what it holds. */
       readonly save: () => void;
+      /** When this process started: a shutdown request made before it was for an earlier process of this name. */
+      readonly startedAt: number;
       readonly logger: Logger;
     },
   ) {}
@@ -36,7 +38,7 @@ export class InboxIntake {
     const { consumer, session } = this.deps;
     const batch = await consumer.read();
     if (batch.messages.length === 0) return { shutdown: null, injected: false };
-    const shutdown = batch.messages.find((m) => m.type === 'shutdown_request' && this.granted(m)) ?? null;
+    const shutdown = batch.messages.find((m) => m.type === 'shutdown_request' && this.granted(m) && this.forThisProcess(m)) ?? null;
     // Messages beside a shutdown request still reach the saved conversation: none is lost.
     const injected = this.inject(batch.messages);
     session.handled.push(...batch.messages.map((m) => m.id));
@@ -62,6 +64,16 @@ export class InboxIntake {
     }
     if (blocks.length > 0) appendUser(this.deps.session.messages, blocks);
     return blocks.length > 0;
+  }
+
+  /**
+   * A shutdown request made before this process started was for an earlier one (it stopped over
+   * IPC before reading it): a teammate spawned again does not obey it.
+   */
+  private forThisProcess(message: Message): boolean {
+    if (Date.parse(message.timestamp) >= this.deps.startedAt) return true;
+    this.deps.logger.info({ messageId: message.id, at: message.timestamp }, 'ignored a shutdown request made to an earlier process of this teammate');
+    return false;
   }
 
   /** A grant signed by the person or the daemon; anything else is logged and ignored. */

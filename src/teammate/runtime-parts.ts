@@ -100,6 +100,8 @@ export function buildRuntimeParts(deps: TeammateDeps, state: RuntimeState, calls
     plans,
     verifyGrant: deps.verifyGrant,
     save: () => calls.save(true),
+    // Made as this process starts, before it reads its inbox: earlier shutdown requests were for another process.
+    startedAt: Date.now(),
     logger,
   });
   const todos = new TodoKeeper(session, deps.todos);

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAlive } from '../../src/proc/pid-file.js';
@@ -124,5 +125,24 @@ describe('supervising teammates', () => {
     const claimed = await waitFor(() => board.get(1).claimedAt, 'the queued task claimed');
     // The bell's safety re-scan comes 5 s after start: a claim before it was handed out at start.
     expect(Date.parse(claimed) - Date.parse(daemon.startedAt)).toBeLessThan(5_000);
+  });
+
+  it('a shutdown carried out over IPC (the teammate was busy) leaves no request behind that a new process of the name obeys (issue 47)', async () => {
+    const dir = stateDir();
+    const ws = path.dirname(dir);
+    const { board } = openBoard(dir);
+    // bob is in the middle of a command when asked: he cannot read his inbox in time, and the ladder stops him over IPC.
+    await board.add({ subject: 'busy', description: '```sh\ntouch busy; while [ ! -e go ]; do sleep 0.05; done\n```' });
+    await startDaemon(dir, { settings: FAST_LADDER });
+    await spawn(dir, 'bob');
+    await waitFor(() => fs.existsSync(path.join(ws, 'busy')) || undefined, 'bob busy');
+    expect((await runTeamd(['shutdown', 'bob', '--dir', dir])).code).toBe(0);
+    await waitFor(() => member(dir, 'bob')?.status === 'shutdown' || undefined, 'bob shut down');
+    fs.writeFileSync(path.join(ws, 'go'), '');
+    await spawn(dir, 'bob');
+    const log = () => fs.readFileSync(statePaths(dir).logFile('bob'), 'utf8');
+    await waitFor(() => log().includes('ignored a shutdown request made to an earlier process') || undefined, 'the new bob read the old request');
+    await waitFor(() => board.get(1).status === 'completed' || undefined, 'the new bob works');
+    expect(member(dir, 'bob')?.status).not.toBe('shutdown');
   });
 });
