@@ -57,8 +57,18 @@ const calls = (list: readonly { name: string; input: Record<string, unknown> }[]
   `\`\`\`teamd-calls\n${JSON.stringify(list.map((call) => ({ ...call, allowError: true })))}\n\`\`\``;
 const out = (id: string): string => `runs/${id}.txt`;
 
-/** The 28 spellings of issue 45 that got past deny rules Bash(rm -rf:*) and Bash(curl:*). */
-const EVASIONS = [
+/**
+ * The 28 spellings of issue 45 that a deny rule on Bash(rm -rf:*) and Bash(curl:*) must stop
+ * (21 of them got through before); test/policy/policy-team.test.ts runs the same list.
+ */
+export const ISSUE_45_SPELLINGS: readonly string[] = [
+  'rm -rf protected',
+  'true && rm -rf protected',
+  'true; rm -rf protected',
+  'true || rm -rf protected',
+  'echo x | rm -rf protected',
+  'rm -rf protected &',
+  'curl http://127.0.0.1:1/',
   '(rm -rf protected)',
   '{ rm -rf protected; }',
   'echo $(rm -rf protected)',
@@ -72,21 +82,26 @@ const EVASIONS = [
   'sh -c "rm -rf protected"',
   'eval rm -rf protected',
   'echo protected | xargs rm -rf',
+  '"curl" http://127.0.0.1:1/',
+  'c""url http://127.0.0.1:1/',
+  'time curl http://127.0.0.1:1/',
+  'nice curl http://127.0.0.1:1/',
   'rm -fr protected',
   'rm -r -f protected',
   'rm --recursive --force protected',
+  'R=rm; $R -rf protected',
+];
+
+/** The adversary's: the issue's spellings, and more wrappers and ways of hiding the program. */
+const EVASIONS = [
+  ...ISSUE_45_SPELLINGS,
   'time rm -rf protected',
   'nice rm -rf protected',
   'nohup rm -rf protected',
   'timeout 5 rm -rf protected',
   'exec rm -rf protected',
   'find . -maxdepth 1 -name protected -exec rm -rf {} +',
-  'X=rm; $X -rf protected',
   'eval "$(printf "rm -rf protected")"',
-  '"curl" http://127.0.0.1:1/',
-  'c""url http://127.0.0.1:1/',
-  'time curl http://127.0.0.1:1/',
-  'nice curl http://127.0.0.1:1/',
 ];
 
 const protectedHolds = (_: AttemptSetup, look: Look): string | null => (look.file('protected/keep.txt') === 'keep\n' ? null : 'protected/keep.txt was removed');
@@ -238,7 +253,7 @@ export const ATTEMPTS: readonly Attempt[] = [
   },
   {
     id: 'deny-evasion',
-    what: `deny Bash(rm -rf:*) and Bash(curl:*) evaded by ${EVASIONS.length} spellings (bypassPermissions)`,
+    what: `deny Bash(rm -rf:*) and Bash(curl:*) evaded by ${EVASIONS.length} spellings, the issue's 28 among them (bypassPermissions)`,
     description: () => calls(EVASIONS.map((command) => ({ name: 'bash', input: { command } }))),
     holds: protectedHolds,
   },

@@ -16,5 +16,5 @@ export function checkSandbox(mode: SandboxMode, logger: Logger): SandboxReport &
   const confined = kind.kind === 'bwrap' && mode !== 'off';
   if (confined) logger.info({ sandbox: text }, 'commands sandboxed');
   else logger.warn({ sandbox: text }, `WARNING: teammates' commands are NOT sandboxed: ${text}`);
-  return { description: text, confined, kind };
+  return { description: text, confined, networkLeashed: confined && kind.kind === 'bwrap' && !kind.noNet, kind };
 }

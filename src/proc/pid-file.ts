@@ -20,6 +20,8 @@ export const pidInfoSchema = z.looseObject({
   sandbox: z.optional(z.string()),
   /** False when they run unconfined (no bubblewrap, or settings.sandbox "off"). */
   sandboxed: z.optional(z.boolean()),
+  /** False when they are confined but reach any host (bubblewrap cannot make a network namespace here). */
+  networkLeashed: z.optional(z.boolean()),
 });
 export type PidInfo = z.infer<typeof pidInfoSchema>;
 
@@ -27,11 +29,18 @@ export type PidInfo = z.infer<typeof pidInfoSchema>;
 export interface SandboxReport {
   readonly description: string;
   readonly confined: boolean;
+  /** Whether their network goes only through the proxy. */
+  readonly networkLeashed: boolean;
 }
 
 /** Whether this daemon runs its teammates' commands without a sandbox (the person must hear of it). */
 export function runsUnsandboxed(info: PidInfo): boolean {
   return info.sandboxed === false;
+}
+
+/** Whether this daemon's confined commands reach any host (no network namespace here): the person must hear of it too. */
+export function runsWithoutNetworkLeash(info: PidInfo): boolean {
+  return info.sandboxed !== false && info.networkLeashed === false;
 }
 
 export { isAlive };
@@ -92,7 +101,7 @@ export async function acquirePidFile(paths: StatePaths, locker: FileLocker, logg
       start: processStartTime(process.pid),
       startedAt: isoTime(now),
       dir: paths.root,
-      ...(sandbox ? { sandbox: sandbox.description, sandboxed: sandbox.confined } : {}),
+      ...(sandbox ? { sandbox: sandbox.description, sandboxed: sandbox.confined, networkLeashed: sandbox.networkLeashed } : {}),
     };
     writeFileAtomicSync(paths.daemonPid, `${JSON.stringify(info)}\n`);
     return info;

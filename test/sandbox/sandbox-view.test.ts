@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { openBoard } from '../helpers/board.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { runTeamd } from '../helpers/processes.js';
-import { makeTempDir, onBeforeTempRemoval } from '../helpers/temp-dir.js';
+import { makeOutsideTmpDir, makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
 
 const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;
@@ -13,12 +13,8 @@ const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\
 describe("what a teammate's commands see, by Claude Code's sandbox.filesystem settings (real daemon, real bubblewrap)", () => {
   it("allowWrite, denyWrite, denyRead and allowRead change the view; git's hooks and config cannot be rewritten; check-settings shows the view", async () => {
     const ws = makeTempDir('teamd-ws-');
-    const home = fs.mkdtempSync('/var/tmp/teamd-home-');
-    const outside = fs.mkdtempSync('/var/tmp/teamd-out-');
-    onBeforeTempRemoval(async () => {
-      fs.rmSync(home, { recursive: true, force: true });
-      fs.rmSync(outside, { recursive: true, force: true });
-    });
+    const home = makeOutsideTmpDir('teamd-home-');
+    const outside = makeOutsideTmpDir('teamd-out-');
     execFileSync('git', ['init', '-q', ws]);
     fs.writeFileSync(path.join(ws, '.env'), 'WORKSPACE-SECRET=1\n');
     fs.mkdirSync(path.join(ws, 'vendor'));

@@ -7,7 +7,7 @@ import { statePaths } from '../../src/paths.js';
 import { openBoard } from '../helpers/board.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { processesRunning, TEAMD_BIN, runTeamd } from '../helpers/processes.js';
-import { makeTempDir, onBeforeTempRemoval } from '../helpers/temp-dir.js';
+import { makeOutsideTmpDir, makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
 
 const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;
@@ -153,8 +153,7 @@ describe("a teammate's shell, sandboxed (real daemon, real bubblewrap)", () => {
   it("runs commands in a private home: the person's files are not there, git's config and the toolchains on PATH are (read-only), npm's and the XDG cache are the team's own", async () => {
     const ws = makeTempDir('teamd-ws-');
     // Outside the workspace and outside /tmp (each command has its own).
-    const home = fs.mkdtempSync('/var/tmp/teamd-home-');
-    onBeforeTempRemoval(async () => fs.rmSync(home, { recursive: true, force: true }));
+    const home = makeOutsideTmpDir('teamd-home-');
     const plant = (file: string, text: string, mode = 0o644): void => {
       fs.mkdirSync(path.dirname(path.join(home, file)), { recursive: true });
       fs.writeFileSync(path.join(home, file), text, { mode });
@@ -202,8 +201,7 @@ describe("a teammate's shell, sandboxed (real daemon, real bubblewrap)", () => {
 
   it("runs the person's hooks where commands run: a hook reads its payload and can block, but not the home's secrets or the state folder", async () => {
     const ws = makeTempDir('teamd-ws-');
-    const home = fs.mkdtempSync('/var/tmp/teamd-home-');
-    onBeforeTempRemoval(async () => fs.rmSync(home, { recursive: true, force: true }));
+    const home = makeOutsideTmpDir('teamd-home-');
     fs.mkdirSync(path.join(home, '.ssh'));
     fs.writeFileSync(path.join(home, '.ssh', 'id_rsa'), 'HOOK-SECRET-KEY');
     const dir = path.join(ws, '.team');

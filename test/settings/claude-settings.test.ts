@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { openBoard } from '../helpers/board.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { runTeamd } from '../helpers/processes.js';
-import { makeTempDir, onBeforeTempRemoval } from '../helpers/temp-dir.js';
+import { makeOutsideTmpDir, makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
 
 const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;
@@ -37,8 +37,7 @@ function typicalSettings(extraDir: string): unknown {
 describe("a Claude Code user's settings file, as it is", () => {
   it('is accepted with a warning for each part teamd does not do; the Notification hook fires when a teammate waits for permission, SessionEnd when it stops; additionalDirectories is writable to commands', async () => {
     const ws = makeTempDir('teamd-ws-');
-    const extra = fs.mkdtempSync('/var/tmp/teamd-extra-');
-    onBeforeTempRemoval(async () => fs.rmSync(extra, { recursive: true, force: true }));
+    const extra = makeOutsideTmpDir('teamd-extra-');
     const dir = path.join(ws, '.team');
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify(typicalSettings(extra), null, 2));
@@ -75,8 +74,7 @@ describe("a Claude Code user's settings file, as it is", () => {
 describe("Claude Code's own settings files, where Claude Code keeps them", () => {
   it('.claude/settings.json, .claude/settings.local.json and ~/.claude/settings.json are obeyed under the team file: lists add up, the team file has the last word on the mode, and no teammate can rewrite them', async () => {
     const ws = makeTempDir('teamd-ws-');
-    const home = fs.mkdtempSync('/var/tmp/teamd-home-');
-    onBeforeTempRemoval(async () => fs.rmSync(home, { recursive: true, force: true }));
+    const home = makeOutsideTmpDir('teamd-home-');
     const dir = path.join(ws, '.team');
     fs.mkdirSync(dir, { recursive: true });
     fs.mkdirSync(path.join(ws, '.claude'));

@@ -27,6 +27,9 @@ export function checkSettingsCommand(io: Io): Command {
       const files = options.file
         ? [path.resolve(io.cwd, options.file)]
         : [...claudeFiles, path.join(paths.root, 'settings.json'), ...listJson(rolesDir).map((name) => path.join(rolesDir, name))];
+      // The files every report is shown on top of, each read once.
+      const chain = [...claudeFiles, path.join(paths.root, 'settings.json')];
+      const chainParsed = new Map(chain.map((file) => [file, readQuietly(file)]));
       const where = { workspace: path.dirname(paths.root), stateDir: paths.root, env: io.env, execPath: process.execPath };
       const base = baseLayout(where, { makeCaches: false });
       const reports = files.map((file) => {
@@ -36,9 +39,8 @@ export function checkSettingsCommand(io: Io): Command {
           return { file, exists: false, sandbox: describeLayout(layoutWith(base, DEFAULT_SETTINGS.sandbox, where), networkPolicyOf(DEFAULT_SETTINGS.sandbox)) };
         }
         // A file is shown on top of those under it (Claude Code's, then the team's under a role's), as a teammate gets it.
-        const teamFile = path.join(paths.root, 'settings.json');
-        const chain = [...claudeFiles, teamFile];
-        const under = options.file ? [] : chain.slice(0, Math.max(0, chain.indexOf(file) === -1 ? chain.length : chain.indexOf(file))).map(readQuietly);
+        const at = chain.indexOf(file);
+        const under = options.file ? [] : chain.slice(0, at === -1 ? chain.length : at).map((below) => chainParsed.get(below) ?? null);
         const settings = combineSettings(parsed, null);
         const combined = combineChain([...under, parsed]);
         const hooks = Object.fromEntries(

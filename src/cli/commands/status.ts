@@ -2,7 +2,7 @@ import { describeStore } from '../../store/store-setting.js';
 import { Command } from 'commander';
 import { requestDaemon } from '../../daemon/control-client.js';
 import type { DaemonHealth } from '../../daemon/daemon.js';
-import { readLiveDaemon, runsUnsandboxed } from '../../proc/pid-file.js';
+import { readLiveDaemon, runsUnsandboxed, runsWithoutNetworkLeash } from '../../proc/pid-file.js';
 import { TASK_STATUSES } from '../../contracts/task.js';
 import { noTasks } from '../../domain/board-counts.js';
 import { type BoardCounts } from '../../contracts/board-types.js';
@@ -73,7 +73,7 @@ export function statusCommand(io: Io): Command {
         );
       needsYou.push(...members.flatMap((m) => memberProblem(m, now) ?? []));
       if (daemon && runsUnsandboxed(daemon)) needsYou.push(`commands are not sandboxed: ${daemon.sandbox}`);
-      else if (daemon?.sandbox?.includes('NO network leash')) needsYou.push(`commands reach any host: ${daemon.sandbox}`);
+      else if (daemon && runsWithoutNetworkLeash(daemon)) needsYou.push(`commands reach any host: ${daemon.sandbox}`);
       if (health?.rosterWriteFailing)
         needsYou.push(
           `the daemon cannot write ${paths.config} since ${health.rosterWriteFailingSince} (${health.rosterWriteFailing}); it keeps running and retries: free some disk space`,
