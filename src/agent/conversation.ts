@@ -121,33 +121,6 @@ export function repairConversation(messages: ChatMessage[]): Repairs {
   return { droppedBlocks, answeredCalls, droppedResults };
 }
 
-/** Directives that stop mattering once answered: folded to their first line when the next task starts. */
-const FOLDABLE = new Set(['task', 'resume', 'remind', 'released', 'message', 'plan', 'continue', 'identity']);
-
-/**
- * Folds every earlier instruction — a finished task's directive, an answered message, old
- * reminders and identities — into its one tag line, so a new task's first request carries one
- * live instruction, not every old one. Returns how many were folded.
- */
-export function foldSuperseded(messages: ChatMessage[]): number {
-  let folded = 0;
-  const fold = (text: string): string => {
-    const directive = parseDirective(text);
-    if (!directive || !FOLDABLE.has(directive.kind) || !text.includes('\n')) return text;
-    folded++;
-    return `${text.split('\n')[0]} (done)`;
-  };
-  for (const message of messages) {
-    if (message.role !== 'user') continue;
-    for (const block of message.content) {
-      if (block.type === 'text') block.text = fold(block.text);
-      else if (block.type === 'tool_result' && typeof block.content !== 'string')
-        block.content = block.content.map((b, i) => (i === 0 ? b : { type: 'text', text: fold(b.text) }));
-    }
-  }
-  return folded;
-}
-
 /**
  * The conversation ends with inbox messages no model turn has answered: a stop (a kill, a full
  * disk) came between taking them in, which moved the inbox cursor past them, and the reply. Only

@@ -88,8 +88,14 @@ export function parseDirective(text: string): Directive | null {
   }
 }
 
-export function taskDirective(task: Pick<Task, 'id' | 'subject' | 'description' | 'claim'>): string {
-  return `[teamd:task id=${task.id}]\nYou claimed task ${task.id} (claim ${task.claim}): ${task.subject}\n\n${task.description}\n\nDo it with your tools, then call complete_task with a short result, or fail_task with the reason.`;
+/**
+ * A claimed task. `afterEarlierWork`: the conversation already holds finished tasks and answered
+ * messages, which stay where they are (rewriting them would cost the cached prompt) and are
+ * declared done here instead.
+ */
+export function taskDirective(task: Pick<Task, 'id' | 'subject' | 'description' | 'claim'>, afterEarlierWork = false): string {
+  const earlier = afterEarlierWork ? '\n\nEverything above this point is finished: earlier tasks, messages and reminders need nothing more from you.' : '';
+  return `[teamd:task id=${task.id}]\nYou claimed task ${task.id} (claim ${task.claim}): ${task.subject}\n\n${task.description}\n\nDo it with your tools, then call complete_task with a short result, or fail_task with the reason.${earlier}`;
 }
 
 export function worktreeDirective(task: { id: number; worktree?: { branch: string } | undefined }, where: string): string {

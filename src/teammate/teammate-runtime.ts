@@ -1,4 +1,4 @@
-import { appendUser, endsWithUnansweredMessages, foldSuperseded } from '../agent/conversation.js';
+import { appendUser, endsWithUnansweredMessages } from '../agent/conversation.js';
 import { resumeDirective, taskDirective, worktreeDirective } from '../contracts/directives.js';
 import { identityDirective } from '../agent/system-prompt.js';
 import type { Message } from '../contracts/message.js';
@@ -134,8 +134,8 @@ export class TeammateRuntime {
       await this.deps.board.fail(task.id, { owner: identity.name, claim: task.claim }, reason).catch(() => {});
       return false;
     }
-    if (foldSuperseded(session.messages) > 0) this.state.rewriteSession = true;
-    const directives = resumed ? [identityDirective(identity, task), resumeDirective(task)] : [taskDirective(task)];
+    // The conversation only grows at its end, so the next call reads all of it from the prompt cache.
+    const directives = resumed ? [identityDirective(identity, task), resumeDirective(task)] : [taskDirective(task, session.messages.length > 0)];
     if (task.worktree && this.parts.hand.root !== identity.workspace) directives.push(worktreeDirective(task, this.parts.hand.root));
     appendUser(
       session.messages,

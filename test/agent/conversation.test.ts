@@ -55,36 +55,6 @@ describe('repairConversation', () => {
   });
 });
 
-describe('foldSuperseded', () => {
-  it('folds old instructions to their tag line, in text and inside tool results, and leaves the rest', async () => {
-    const { foldSuperseded } = await import('../../src/agent/conversation.js');
-    const messages: ChatMessage[] = [
-      { role: 'user', content: [text('[teamd:task id=1]\nYou claimed task 1: build\n\nlong description')] },
-      { role: 'assistant', content: [use('t1', 'bash', {})] },
-      {
-        role: 'user',
-        content: [
-          {
-            type: 'tool_result',
-            tool_use_id: 't1',
-            content: [
-              { type: 'text', text: 'output\nmore' },
-              { type: 'text', text: '[teamd:message from=bob type=message]\nMessage from bob:\nhi' },
-            ],
-          },
-        ],
-      },
-      { role: 'assistant', content: [text('done\nreally')] },
-      { role: 'user', content: [text('[teamd:summary]\nEarlier conversation, summarized:\nS')] },
-    ];
-    expect(foldSuperseded(messages)).toBe(2);
-    expect(messages[0]!.content).toEqual([text('[teamd:task id=1] (done)')]);
-    expect(messages[2]!.content[0]).toMatchObject({ content: [text('output\nmore'), text('[teamd:message from=bob type=message] (done)')] });
-    expect(messages[3]!.content).toEqual([text('done\nreally')]);
-    expect(messages[4]!.content).toEqual([text('[teamd:summary]\nEarlier conversation, summarized:\nS')]);
-  });
-});
-
 describe('endsWithUnansweredMessages', () => {
   const message = (content: string): TextBlock => ({
     type: 'text',

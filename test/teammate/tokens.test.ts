@@ -7,6 +7,8 @@ import { member, startDaemon } from '../helpers/daemon.js';
 import { savedMessages } from '../helpers/session.js';
 import { runTeamd } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { apiStandIn } from '../helpers/api-stand-in.js';
+import { firstRewrite } from '../../src/model/offline/prompt-cache.js';
 import { waitFor } from '../helpers/wait.js';
 
 const calls = (value: unknown) => `\`\`\`teamd-calls\n${JSON.stringify(value)}\n\`\`\``;
@@ -37,16 +39,27 @@ describe('the token bill', () => {
   });
 });
 
-describe('old instructions', () => {
-  it('are folded when the next task starts: its first request carries one live task directive', async () => {
-    const { dir, board } = workspace();
-    for (const n of [1, 2, 3]) await board.add({ subject: `t${n}`, description: `\`\`\`sh\necho ${n}\n\`\`\`` });
-    await startDaemon(dir);
-    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
-    await waitFor(() => [1, 2, 3].every((id) => board.get(id).status === 'completed'), 'the three tasks');
-    const texts = savedMessages(statePaths(dir).sessionFile('alice')).flatMap((message) => message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])));
+describe('a cache that survives task switches (issue 47)', () => {
+  it('ten tasks in a row: no request after the first rewrites a block before the last one its previous request cached', async () => {
+    const { dir, board, env, requests } = await apiStandIn();
+    for (let n = 1; n <= 10; n++) await board.add({ subject: `t${n}`, description: `\`\`\`sh\necho ${n}\n\`\`\`` });
+    await startDaemon(dir, { env });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--model', 'claude-sonnet-5-5', '--dir', dir])).code).toBe(0);
+    await waitFor(() => board.list().tasks.every((t) => t.status === 'completed'), 'the ten tasks');
+    const own = requests.filter((r) => r.teammate === 'alice').map((r) => r.request);
+    // Each task takes at least two calls (a command, then complete_task): every switch is in here.
+    expect(own.length).toBeGreaterThanOrEqual(20);
+    const rewrites = own.slice(1).flatMap((request, i) => {
+      const at = firstRewrite(own[i]!, request);
+      return at === null ? [] : [`request ${i + 2} rewrites block ${at}`];
+    });
+    expect(rewrites).toEqual([]);
+    // The earlier tasks' directives are still whole; the newest one says they are finished.
+    const texts = savedMessages(statePaths(dir).sessionFile('alice')).flatMap((m) => m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])));
     const tasks = texts.filter((t) => t.startsWith('[teamd:task '));
-    expect(tasks).toEqual(['[teamd:task id=1] (done)', '[teamd:task id=2] (done)', expect.stringMatching(/^\[teamd:task id=3\]\nYou claimed task 3/)]);
+    expect(tasks).toHaveLength(10);
+    expect(tasks[0]).toMatch(/^\[teamd:task id=1\]\nYou claimed task 1/);
+    expect(tasks[9]).toContain('Everything above this point is finished');
   });
 });
 

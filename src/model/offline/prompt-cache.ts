@@ -102,3 +102,31 @@ function prefixTokens(blocks: readonly Block[]): number[] {
   for (const block of blocks) sums.push((sum += block.tokens));
   return sums;
 }
+
+/**
+ * Where `later` rewrites what `earlier` cached: the index of the first block up to `earlier`'s
+ * last breakpoint that `later` does not repeat, or null when `later` extends that prefix (it can
+ * read all of it from the cache). Blocks compare without their cache_control.
+ */
+export function firstRewrite(
+  earlier: Pick<RawRequest, 'model' | 'system' | 'tools' | 'messages'>,
+  later: Pick<RawRequest, 'model' | 'system' | 'tools' | 'messages'>,
+): number | null {
+  const before = flatten(earlier);
+  const after = flatten(later);
+  const last = before.findLastIndex((b) => b.breakpoint);
+  if (last === -1) return null;
+  return after[last]?.prefix === before[last]!.prefix ? null : before.findIndex((b, i) => after[i]?.prefix !== b.prefix);
+}
+
+/**
+ * The same request with a breakpoint on the last block of every message (more than the API's
+ * four): what the best possible caching of this conversation would be billed, for comparison.
+ */
+export function withEveryBreakpoint<R extends Pick<RawRequest, 'messages'>>(request: R): R {
+  const messages = request.messages.map((message) => {
+    const content = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    return { ...message, content: content.map((block, i) => (i === content.length - 1 ? { ...block, cache_control: { type: 'ephemeral' } } : block)) };
+  });
+  return { ...request, messages };
+}

@@ -33,8 +33,8 @@ export interface OfflineServerDeps {
   /** The key it accepts; by default a new random one per start. */
   readonly key?: string;
   readonly now?: () => Date;
-  /** Hears every Messages request it answers (benchmarks count calls with it). */
-  readonly onRequest?: (teammate: string) => void;
+  /** Hears every Messages request it answers, as sent (benchmarks count calls with it; tests compare consecutive prompts). */
+  readonly onRequest?: (teammate: string, request: RawRequest) => void;
   /** Hears the system prompt and tool names of every request it decides on (tests look at what teammates sent). */
   readonly onDecide?: (seen: { teammate: string; system: string; tools: readonly string[] }) => void;
 }
@@ -118,7 +118,7 @@ export class OfflineModelServer {
       logger.warn({ status: violation.status, error: violation.message }, 'offline model: refused a request the API would refuse');
       return sendApiError(res, violation.status, violation.type, violation.message);
     }
-    this.deps.onRequest?.(teammate);
+    this.deps.onRequest?.(teammate, request);
     const step = this.usableStep(this.deps.script.next(teammate), request, teammate);
     if (step) logger.info({ step }, 'offline model: scripted response');
     if (step && 'drop' in step) return void req.socket.destroy();
