@@ -12,6 +12,8 @@ export interface PlanRequest {
   readonly requestId: string;
   readonly from: string;
   readonly taskId: number | null;
+  /** The claim of the task the plan is for (a plan is for one claim); null in requests sent before plans named it. */
+  readonly claim: number | null;
   /** The plan, or what the teammate asks to do. */
   readonly plan: string;
   /** For a permission request: the tool and its input. */
@@ -64,6 +66,7 @@ export function planRequestOf(request: Message, answer: PlanRequest['answer']): 
     requestId: request.requestId!,
     from: request.from,
     taskId: typeof request.taskId === 'number' ? request.taskId : null,
+    claim: typeof request.claim === 'number' ? request.claim : null,
     plan: request.content,
     at: request.timestamp,
     answer,

@@ -21,6 +21,8 @@ import {
   type PlanRequest,
 } from './plan-requests.js';
 import type { ProtocolKey } from '../store/protocol-key.js';
+import type { TaskBoard } from '../contracts/task-board.js';
+import { openRequests } from './request-closure.js';
 
 const position = z.number().check(z.int(), z.nonnegative());
 
@@ -116,15 +118,19 @@ export function readRequestScan(file: string): RequestScan | null {
 
 /**
  * The plan and permission requests still waiting for an answer, oldest first: what
- * readPlanRequests finds unanswered, but reading the mailboxes only past where the daemon's scan
+ * readPlanRequests finds unanswered and not closed, but reading the mailboxes only past where the daemon's scan
  * (`scanFile`, kept by RequestScanKeeper) stopped. The lead's inbox keeps every report of the
  * team's life, and reading it whole made `teamd status` slower with every task done. Writes
  * nothing. `scanFile` null (a store that filters by type itself): read from the start.
  */
-export async function pendingPlanRequests(mail: MailStore, paths: StatePaths, scanFile: string | null): Promise<PlanRequest[]> {
+export async function pendingPlanRequests(mail: MailStore, board: Pick<TaskBoard, 'get'>, paths: StatePaths, scanFile: string | null): Promise<PlanRequest[]> {
   const from = scanFile ? (readRequestScan(scanFile) ?? EMPTY_SCAN) : EMPTY_SCAN;
   const scan = await advanceScan(mail, answerKey(paths), from, scanFile ? inboxFiles(paths) : null);
-  return scan.pending.map((request) => planRequestOf(request, null));
+  // A plan for a claim that is over waits for nothing (request-closure.ts).
+  return openRequests(
+    board,
+    scan.pending.map((request) => planRequestOf(request, null)),
+  );
 }
 
 /** The daemon's scan for a store: the file store's (a store that filters by type itself keeps none). */
@@ -134,11 +140,17 @@ export function scanFileOf(store: { readonly mail: Pick<MailStore, 'readsByType'
 
 /**
  * The request an id (or a unique prefix of it) names: among those waiting first, read quickly;
- * else among all, so that one already answered is named as such.
+ * else among all, so that one already answered, or closed, is named as such.
  */
-export async function findRequest(mail: MailStore, paths: StatePaths, scanFile: string | null, idOrPrefix: string): Promise<PlanRequest> {
+export async function findRequest(
+  mail: MailStore,
+  board: Pick<TaskBoard, 'get'>,
+  paths: StatePaths,
+  scanFile: string | null,
+  idOrPrefix: string,
+): Promise<PlanRequest> {
   try {
-    return findPlanRequest(await pendingPlanRequests(mail, paths, scanFile), idOrPrefix);
+    return findPlanRequest(await pendingPlanRequests(mail, board, paths, scanFile), idOrPrefix);
   } catch {
     // None or several of those waiting: the whole record says which, or that it was answered.
     return findPlanRequest(await readPlanRequests(mail, paths), idOrPrefix);

@@ -52,7 +52,11 @@ export class InboxIntake {
     for (const message of messages) {
       if (message.type === 'plan_approval_response') {
         const text = this.granted(message) ? this.deps.plans.answer(message) : null;
-        if (text === null) this.deps.logger.warn({ messageId: message.id, from: message.from }, 'ignored a plan answer that answers no request of ours');
+        if (text === null)
+          this.deps.logger.warn(
+            { messageId: message.id, from: message.from },
+            'ignored a plan answer that answers no open request of ours (unknown, or for a claim that is over)',
+          );
         else blocks.push({ type: 'text', text });
       } else if (message.type === 'shutdown_request') {
         continue; // a signed one ends the teammate before injection; this one was forged (already logged)

@@ -7,14 +7,20 @@ import type { StatePaths } from '../paths.js';
 import { readConfig } from '../roster/roster.js';
 import { LEAD, USER } from '../contracts/roster.js';
 import type { LeadPowers } from '../contracts/tool.js';
+import type { TaskBoard } from '../contracts/task-board.js';
 
 /**
  * The lead agent's powers: spawning and stopping go through the daemon (which checks names,
  * models and budgets as for `teamd spawn`); requests are answered as the lead, signed, and
  * only the kinds the settings (`leadAnswers`) let it answer; reports go to the person.
  */
-export function leadPowers(deps: { readonly paths: StatePaths; readonly mailbox: MailStore; readonly scanFile: string | null }): LeadPowers {
-  const { paths, mailbox, scanFile } = deps;
+export function leadPowers(deps: {
+  readonly paths: StatePaths;
+  readonly mailbox: MailStore;
+  readonly board: Pick<TaskBoard, 'get'>;
+  readonly scanFile: string | null;
+}): LeadPowers {
+  const { paths, mailbox, board, scanFile } = deps;
   return {
     members: () => readConfig(paths.config).members,
     async spawn(spec) {
@@ -27,7 +33,7 @@ export function leadPowers(deps: { readonly paths: StatePaths; readonly mailbox:
       return `${name} stopped (${result.rung ?? 'done'})`;
     },
     async answer(idOrPrefix, approve, feedback, kind) {
-      const request = await findRequest(mailbox, paths, scanFile, idOrPrefix);
+      const request = await findRequest(mailbox, board, paths, scanFile, idOrPrefix);
       if (request.kind !== kind)
         throw new TeamdError(
           'USAGE',
@@ -39,7 +45,7 @@ export function leadPowers(deps: { readonly paths: StatePaths; readonly mailbox:
           'USAGE',
           `${request.kind} requests are answered by the person (teamd approve|reject ${request.requestId.slice(0, 8)}); the setting leadAnswers.${request.kind === 'permission' ? 'permissions' : 'plans'} would let you. Tell the person if it is urgent (report)`,
         );
-      await answerRequest(mailbox, request, { approve, feedback });
+      await answerRequest(mailbox, board, request, { approve, feedback });
       return `${approve ? 'approved' : 'rejected'} ${request.from}'s ${request.kind} request ${request.requestId.slice(0, 8)}${request.taskId ? ` for task ${request.taskId}` : ''}`;
     },
     async report(content, final, goal) {

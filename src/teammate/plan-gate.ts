@@ -17,6 +17,8 @@ export class PlanGate {
       readonly required: boolean;
       readonly session: Session;
       readonly mailbox: MailStore;
+      /** The task (and claim) it works on now: an answer to a plan for another claim opens nothing. */
+      readonly current: () => Pick<Task, 'id' | 'claim'> | null;
     },
   ) {}
 
@@ -39,18 +41,25 @@ export class PlanGate {
       to: LEAD,
       type: 'plan_approval_request',
       content: plan,
-      ...(task ? { extra: { taskId: task.id } } : {}),
+      ...(task ? { extra: { taskId: task.id, claim: task.claim } } : {}),
     });
     this.deps.session.planRequests.push({ requestId: request.requestId!, task: task?.id ?? null, claim: task?.claim ?? null, answered: false });
     return request.requestId!;
   }
 
-  /** Takes the lead's (already verified) answer to one of our requests: the text for the model, or null if it answers none. */
+  /**
+   * Takes the lead's (already verified) answer to one of our requests: the text for the model, or
+   * null if it answers none open — unknown, or for another claim than the one in hand (the task was
+   * released and claimed again meanwhile: that plan was for work no longer being done).
+   */
   answer(message: Message): string | null {
     const { session } = this.deps;
     const request = session.planRequests.find((r) => r.requestId === message.requestId);
     if (message.from !== LEAD || !request) return null;
     request.answered = true;
+    const current = this.deps.current();
+    // With no task in hand yet (just restarted), the approval is kept: approved() checks the claim when a tool runs.
+    if (current && request.task !== null && (current.id !== request.task || current.claim !== request.claim)) return null;
     const approved = message.approve === true && request.task !== null && request.claim !== null;
     session.approvedPlan = approved ? { task: request.task!, claim: request.claim! } : null;
     return planDirective(message.approve === true, message.content);

@@ -91,7 +91,8 @@ export function buildRuntimeParts(deps: TeammateDeps, state: RuntimeState, calls
   const wakes = new WakeTracker(logger);
   const next = new NextTask({ name: identity.name, board, wakes, logger, daemonCoversBoard: deps.daemonCoversBoard });
   const budget = new BudgetGuard({ session, view: deps.budget, nextCall: (messages) => estimateTokens(messages, state.system) + deps.maxTokens });
-  const plans = new PlanGate({ name: identity.name, required: identity.planRequired, session, mailbox });
+  const hand = new TaskInHand({ name: identity.name, workspace: identity.workspace, paths: statePaths(deps.stateDir), board, logger });
+  const plans = new PlanGate({ name: identity.name, required: identity.planRequired, session, mailbox, current: () => hand.current });
   // Durable: the inbox cursor moves past these messages next.
   const intake = new InboxIntake({
     name: identity.name,
@@ -107,7 +108,6 @@ export function buildRuntimeParts(deps: TeammateDeps, state: RuntimeState, calls
   const todos = new TodoKeeper(session, deps.todos);
   // Durable: the job records say `notified` next.
   const jobIntake = new JobIntake({ jobs: deps.jobs, session, save: () => calls.save(true) });
-  const hand = new TaskInHand({ name: identity.name, workspace: identity.workspace, paths: statePaths(deps.stateDir), board, logger });
   const policy = deps.makeGate?.({ taskId: () => hand.current?.id ?? null, root: () => hand.root, waiting: (on) => status.waiting(on) }) ?? null;
   const lead = deps.lead;
   const hooks = new RuntimeHooks(policy?.events ?? null, session, logger);

@@ -143,7 +143,9 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
   });
   const runtime = new TeammateRuntime({
     identity: teammateIdentity(member, workspace),
-    ...(isLead ? { tools: leadTools(config.settings.leadTools), lead: leadPowers({ paths, mailbox, scanFile: scanFileOf(store, paths) }) } : {}),
+    ...(isLead
+      ? { tools: leadTools(config.settings.leadTools), lead: leadPowers({ paths, mailbox, board: store.board, scanFile: scanFileOf(store, paths) }) }
+      : {}),
     stateDir: paths.root,
     shell,
     verifyGrant: (message) => protocolKey.verify(message),

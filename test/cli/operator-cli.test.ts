@@ -6,6 +6,7 @@ import { runTeamd, TEAMD_BIN } from '../helpers/processes.js';
 import { writeRoster } from '../helpers/team.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { Mailbox } from '../../src/store/files/mailbox.js';
+import { openBoard } from '../helpers/board.js';
 import { createLogger } from '../../src/log/logger.js';
 import { statePaths } from '../../src/paths.js';
 
@@ -238,11 +239,22 @@ describe('the operator CLI', () => {
   it('plans: listed while waiting; approve and reject take a unique id prefix, refuse an ambiguous or short one', async () => {
     const dir = team();
     const mailbox = new Mailbox({ paths: statePaths(dir), logger: createLogger() });
+    // Each plan is for the claim alice holds (a plan for a claim that is over is closed).
+    const { board } = openBoard(dir);
+    for (let n = 1; n <= 4; n++) await board.add({ subject: `t${n}` });
+    for (const id of [3, 4]) await board.claim(id, 'alice');
     for (const [id, task] of [
       ['abcd1111-0000-4000-8000-000000000001', 3],
       ['abcd2222-0000-4000-8000-000000000002', 4],
     ] as const)
-      mailbox.send({ from: 'alice', to: 'lead', type: 'plan_approval_request', requestId: id, content: `plan for ${task}\nstep two`, extra: { taskId: task } });
+      mailbox.send({
+        from: 'alice',
+        to: 'lead',
+        type: 'plan_approval_request',
+        requestId: id,
+        content: `plan for ${task}\nstep two`,
+        extra: { taskId: task, claim: 1 },
+      });
     const listed = await runTeamd(['plans', '--dir', dir]);
     expect(listed.stdout).toMatch(
       /^ID\s+KIND\s+TEAMMATE\s+TASK\s+AGE\s+ANSWER\s+WHAT\nabcd1111\s+plan\s+alice\s+3\s+\d+s\s+waiting\s+plan for 3\nabcd2222\s+plan\s+alice\s+4\s+\d+s\s+waiting\s+plan for 4\n$/,
@@ -287,7 +299,15 @@ describe('the operator CLI', () => {
     expect((await runTeamd(['task', 'fail', '1', '--owner', 'alice', '--claim', '1', '--reason', 'the build is broken\nmore detail', '--dir', dir])).code).toBe(
       0,
     );
-    new Mailbox({ paths, logger: createLogger() }).send({ from: 'bob', to: 'lead', type: 'plan_approval_request', content: 'my plan', extra: { taskId: 1 } });
+    expect((await runTeamd(['task', 'add', 'careful', '--dir', dir])).code).toBe(0);
+    expect((await runTeamd(['task', 'claim', '2', '--owner', 'bob', '--dir', dir])).code).toBe(0);
+    new Mailbox({ paths, logger: createLogger() }).send({
+      from: 'bob',
+      to: 'lead',
+      type: 'plan_approval_request',
+      content: 'my plan',
+      extra: { taskId: 2, claim: 1 },
+    });
     fs.writeFileSync(path.join(paths.tasksDir, 'task_9.json'), '{"id": 9, "subject": ');
     const text = await runTeamd(['status', '--dir', dir]);
     expect(text.code, text.stderr).toBe(0);
@@ -297,7 +317,7 @@ describe('the operator CLI', () => {
     const needs = text.stdout.slice(text.stdout.indexOf('needs you:'));
     expect(needs).toMatch(/task_9\.json: /);
     expect(needs).toMatch(/task 1 failed \(alice\): the build is broken \(teamd task show 1\)/);
-    expect(needs).toMatch(/bob waits for your answer to plan [0-9a-f]{8} \(task 1\), \d+s old: teamd plans/);
+    expect(needs).toMatch(/bob waits for your answer to plan [0-9a-f]{8} \(task 2\), \d+s old: teamd plans/);
     const json = JSON.parse((await runTeamd(['status', '--dir', dir, '--json'])).stdout);
     expect(json).toMatchObject({ daemon: null, plansWaiting: 1, tokens: { input: 0, output: 0 } });
     expect(json.members[0]).toMatchObject({ name: 'alice', model: 'offline', restarts: 2, lastExit: 'killed by SIGKILL' });
@@ -305,7 +325,7 @@ describe('the operator CLI', () => {
     fs.writeFileSync(paths.config, '{"members": [');
     const broken = await runTeamd(['status', '--dir', dir]);
     expect(broken.code).toBe(1);
-    expect(broken.stdout).toMatch(/^tasks: {2}0 pending, 0 in_progress, 0 completed, 1 failed/m);
+    expect(broken.stdout).toMatch(/^tasks: {2}0 pending, 1 in_progress, 0 completed, 1 failed/m);
     expect(broken.stdout).toMatch(/needs you:[\s\S]*config\.json is not valid JSON/);
     expect(broken.stderr).toMatch(/^teamd: .*config\.json is not valid JSON.*\n$/);
   });

@@ -14,7 +14,7 @@ import {
   type RequestScan,
 } from '../../src/inbox/request-scan.js';
 import type { MailStore } from '../../src/contracts/mail-store.js';
-import { openMailStore } from '../helpers/board.js';
+import { openMailStore, openTaskBoard } from '../helpers/board.js';
 import { writeRoster } from '../helpers/team.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
@@ -156,7 +156,7 @@ describe('the scan of plan requests', () => {
 
     const later = t.ask('bob', 'plan 2');
     const { mail, reads } = recording(t.store);
-    expect((await pendingPlanRequests(mail, t.paths, t.paths.requestScan)).map((r) => r.requestId)).toEqual([id, later]);
+    expect((await pendingPlanRequests(mail, openTaskBoard(t.paths.root).board, t.paths, t.paths.requestScan)).map((r) => r.requestId)).toEqual([id, later]);
     expect(reads[0]).toEqual({ name: 'lead', from: saved!.lead });
     // Nothing was written by the reader.
     expect(fs.statSync(t.paths.requestScan).ino).toBe(written.ino);
@@ -166,7 +166,10 @@ describe('the scan of plan requests', () => {
 
     fs.writeFileSync(t.paths.requestScan, '{"lead": "x"}');
     const again = recording(t.store);
-    expect((await pendingPlanRequests(again.mail, t.paths, t.paths.requestScan)).map((r) => r.requestId)).toEqual([id, later]);
+    expect((await pendingPlanRequests(again.mail, openTaskBoard(t.paths.root).board, t.paths, t.paths.requestScan)).map((r) => r.requestId)).toEqual([
+      id,
+      later,
+    ]);
     expect(again.reads[0]).toEqual({ name: 'lead', from: 0 });
   });
 });

@@ -120,6 +120,38 @@ describe('a team on the offline model (real daemon, forked teammates, real SDK o
     expect(fs.readFileSync(path.join(ws, 'careful.txt'), 'utf8')).toBe('done\n');
   });
 
+  it('a plan request belongs to its claim: re-spawned mid-task, the old request is closed, its approval refused (exit 4), and the task lives (issue 47)', async () => {
+    const { ws, dir } = workspace();
+    const { board } = openBoard(dir);
+    await startDaemon(dir);
+    await spawn(dir, 'planner', '--plan');
+    await board.add({ subject: 'careful change', description: sh('echo done > careful.txt') });
+    const old = await waitFor(() => lead(dir).find((m) => m.type === 'plan_approval_request'), 'the first plan request');
+    expect((await runTeamd(['shutdown', 'planner', '--dir', dir])).code).toBe(0);
+    await spawn(dir, 'planner', '--plan');
+    const fresh = await waitFor(
+      () => lead(dir).find((m) => m.type === 'plan_approval_request' && m.requestId !== old.requestId),
+      'the plan request of the new claim',
+    );
+    expect(board.get(1)).toMatchObject({ status: 'in_progress', owner: 'planner', claim: 2 });
+    // Only the new one waits; the old one is listed as closed.
+    const waiting = await runTeamd(['plans', '--dir', dir]);
+    expect(waiting.stdout).toContain(fresh.requestId!.slice(0, 8));
+    expect(waiting.stdout).not.toContain(old.requestId!.slice(0, 8));
+    expect((await runTeamd(['plans', '--all', '--dir', dir])).stdout).toMatch(
+      new RegExp(`^${old.requestId!.slice(0, 8)}\\s+plan\\s+planner\\s+1\\s+\\S+\\s+closed\\s+`, 'm'),
+    );
+    const stale = await runTeamd(['approve', old.requestId!, '--dir', dir]);
+    expect(stale.code).toBe(4);
+    expect(stale.stderr).toMatch(/was for claim 1 of task 1, which planner now holds as claim 2: the request is closed; nothing was sent/);
+    expect(stale.stderr.trim().split('\n')).toHaveLength(1);
+    expect(board.get(1)).toMatchObject({ status: 'in_progress', owner: 'planner', claim: 2 });
+    const approved = await runTeamd(['approve', fresh.requestId!, '--dir', dir]);
+    expect(approved.code, approved.stderr).toBe(0);
+    await waitFor(() => board.get(1).status === 'completed', 'the task done after the new plan is approved');
+    expect(fs.readFileSync(path.join(ws, 'careful.txt'), 'utf8')).toBe('done\n');
+  });
+
   it('a message taken in just before the teammate is killed -9 is answered after its restart', async () => {
     const { dir } = workspace();
     const paths = statePaths(dir);

@@ -85,7 +85,7 @@ async function answer(line: string, { paths, board, mailbox, store }: CommandCon
       return messages.length === 0 ? 'no messages from the lead\n' : messages.map((message) => formatMessage(message)).join('');
     }
     case '/plans': {
-      const waiting = await pendingPlanRequests(mailbox, paths, scanFileOf(store, paths));
+      const waiting = await pendingPlanRequests(mailbox, board, paths, scanFileOf(store, paths));
       if (waiting.length === 0) return 'no plan or permission request is waiting\n';
       return formatColumns(
         ['ID', 'KIND', 'TEAMMATE', 'TASK', 'WHAT'],

@@ -3,6 +3,7 @@ import { TeamdError } from '../../errors.js';
 import { readPlanRequests, type PlanRequest } from '../../inbox/plan-requests.js';
 import { findRequest, pendingPlanRequests, scanFileOf } from '../../inbox/request-scan.js';
 import { answerRequest } from '../../inbox/answer-request.js';
+import { requestClosure } from '../../inbox/request-closure.js';
 import { openContext } from '../context.js';
 import { formatColumns, printJson, type Io } from '../output.js';
 import type { StatePaths } from '../../paths.js';
@@ -14,12 +15,12 @@ import { firstLine } from '../../text.js';
 /** Answers a teammate's plan or permission request named by its id or a unique prefix; a request already answered is refused. */
 async function answerFromCli(io: Io, idOrPrefix: string, approve: boolean, feedback: string, options: CommonOptions & { always?: boolean }): Promise<void> {
   const { paths, mailbox, store } = await openContext(io, options.dir, 'write');
-  const request = await findRequest(mailbox, paths, scanFileOf(store, paths), idOrPrefix);
+  const request = await findRequest(mailbox, store.board, paths, scanFileOf(store, paths), idOrPrefix);
   if (options.always && !request.answer && (request.kind !== 'permission' || !approve))
     throw new TeamdError('USAGE', '--always is for approving a permission request: it adds an allow rule');
   // The rule first: were the answer sent without it, the next such call would be asked again.
   const rule = options.always && !request.answer ? addAllowRule(paths, request) : null;
-  const response = await answerRequest(mailbox, request, { approve, feedback });
+  const response = await answerRequest(mailbox, store.board, request, { approve, feedback });
   if (options.json) printJson(io, { ...response, ...(rule ? { rule } : {}) });
   else
     io.out(
@@ -54,21 +55,26 @@ export function plansCommand(io: Io): Command {
     .option('--all', 'also the plans already answered')
     .action(async (options: CommonOptions & { all?: boolean }) => {
       const { paths, mailbox, store } = await openContext(io, options.dir, 'read');
-      const requests = options.all ? await readPlanRequests(mailbox, paths) : await pendingPlanRequests(mailbox, paths, scanFileOf(store, paths));
+      const listed = options.all ? await readPlanRequests(mailbox, paths) : await pendingPlanRequests(mailbox, store.board, paths, scanFileOf(store, paths));
+      // Listed whole, a request whose claim is over says so (request-closure.ts).
+      const requests: Listed[] = [];
+      for (const request of listed) requests.push({ ...request, closed: options.all ? await requestClosure(store.board, request) : null });
       if (options.json) return printJson(io, requests);
       if (requests.length === 0) return io.out(options.all ? 'no plan or permission requests\n' : 'nothing waiting for your answer\n');
       io.out(formatPlans(requests, new Date()));
     });
 }
 
-function formatPlans(requests: readonly PlanRequest[], now: Date): string {
+type Listed = PlanRequest & { readonly closed: string | null };
+
+function formatPlans(requests: readonly Listed[], now: Date): string {
   const rows = requests.map((request) => [
     request.requestId.slice(0, 8),
     request.kind,
     request.from,
     request.taskId === null ? '-' : String(request.taskId),
     age(now.getTime() - Date.parse(request.at)),
-    request.answer ? (request.answer.approve ? 'approved' : 'rejected') : 'waiting',
+    request.answer ? (request.answer.approve ? 'approved' : 'rejected') : request.closed ? 'closed' : 'waiting',
     request.kind === 'permission' ? firstLine(`${request.tool ?? '?'}: ${describeInput(request.input)}`, 80) : firstLine(request.plan, 80),
   ]);
   return formatColumns(['ID', 'KIND', 'TEAMMATE', 'TASK', 'AGE', 'ANSWER', 'WHAT'], rows);

@@ -66,7 +66,7 @@ export function statusCommand(io: Io): Command {
       if (tasks.failed > counted.failed.length) needsYou.push(`${tasks.failed - counted.failed.length} more failed tasks: teamd task list --status failed`);
       // Only what the roster can vouch for: an unreadable one names no member.
       if (config) needsYou.push(...heldByStrangers(counted.held, members));
-      const plans = storeError ? [] : await pendingPlanRequests(mailbox, paths, scanFileOf(store, paths));
+      const plans = storeError ? [] : await pendingPlanRequests(mailbox, store.board, paths, scanFileOf(store, paths));
       for (const plan of plans)
         needsYou.push(
           `${plan.from} waits for your answer to plan ${plan.requestId.slice(0, 8)}${plan.taskId ? ` (task ${plan.taskId})` : ''}, ${formatDuration(now.getTime() - Date.parse(plan.at))} old: teamd plans`,
