@@ -122,6 +122,27 @@ export function repairConversation(messages: ChatMessage[]): Repairs {
 }
 
 /**
+ * Whether this conversation already worked on the task: a task or resume directive for it, as
+ * its own text or riding in a tool result. A teammate that claims such a task again (handed back
+ * while it crashed, or while the model API was out) resumes it instead of starting over.
+ */
+export function workedOn(messages: readonly ChatMessage[], taskId: number): boolean {
+  const names = (text: string) => {
+    const directive = parseDirective(text);
+    return (directive?.kind === 'task' || directive?.kind === 'resume') && directive.id === taskId;
+  };
+  return messages.some(
+    (message) =>
+      message.role === 'user' &&
+      message.content.some((block) =>
+        block.type === 'text'
+          ? names(block.text)
+          : block.type === 'tool_result' && typeof block.content !== 'string' && block.content.some((b) => names(b.text)),
+      ),
+  );
+}
+
+/**
  * The conversation ends with inbox messages no model turn has answered: a stop (a kill, a full
  * disk) came between taking them in, which moved the inbox cursor past them, and the reply. Only
  * messages: a turn that ends in tool results belongs to a task, which is resumed as a task or not

@@ -7,7 +7,8 @@ import { REQUEST_TYPES, type Message } from './message.js';
  */
 export type Directive =
   | { readonly kind: 'task'; readonly id: number }
-  | { readonly kind: 'resume'; readonly id: number }
+  /** `claim`: claimed again under a new claim after it went back to the board (a plan must be approved again). */
+  | { readonly kind: 'resume'; readonly id: number; readonly claim?: number }
   | {
       readonly kind: 'message';
       readonly from: string;
@@ -53,7 +54,7 @@ export function parseDirective(text: string): Directive | null {
     case 'task':
       return { kind: 'task', id: Number(attrs.id) };
     case 'resume':
-      return { kind: 'resume', id: Number(attrs.task ?? attrs.id) };
+      return { kind: 'resume', id: Number(attrs.task ?? attrs.id), ...(attrs.claim ? { claim: Number(attrs.claim) } : {}) };
     case 'message':
       return {
         kind: 'message',
@@ -104,6 +105,15 @@ export function worktreeDirective(task: { id: number; worktree?: { branch: strin
 
 export function resumeDirective(task: Pick<Task, 'id' | 'subject' | 'description'>): string {
   return `[teamd:resume task=${task.id}]\nYou were restarted. You still own task ${task.id}: ${task.subject}\n\n${task.description}\n\nCheck what is already done (files, outputs) before repeating work, then finish it with complete_task or fail_task.`;
+}
+
+/**
+ * A task this teammate worked on before, claimed again after it went back to the board (it
+ * crashed again and again, or the model API was out): resumed, not started over, under its new claim.
+ */
+export function reclaimDirective(task: Pick<Task, 'id' | 'subject' | 'description' | 'claim'>, planRequired: boolean): string {
+  const plan = planRequired ? ' A plan approved for an earlier claim does not count for this one: submit your plan again with submit_plan.' : '';
+  return `[teamd:resume task=${task.id} claim=${task.claim}]\nYou claimed task ${task.id} again (claim ${task.claim}): ${task.subject}\n\n${task.description}\n\nYou worked on it before it went back to the board, and someone else may have since. Check what is already done (files, outputs) before repeating work, then finish it with complete_task or fail_task.${plan}`;
 }
 
 export function messageDirective(message: Message): string {

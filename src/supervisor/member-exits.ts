@@ -25,11 +25,26 @@ export interface MemberExitsDeps {
   readonly relaunch: (name: string) => void;
 }
 
+/** A restart this long after the crash leaves the task idle too long: it goes back to the board first. */
+export const RELEASE_IF_RESTART_AFTER_MS = 1_000;
+
+/**
+ * Whether a crashed teammate's tasks go back to the board while it waits for its restart. After
+ * one crash it is started again at once (100 ms) and resumes its task under the same claim. At a
+ * second crash in a row within minUptimeMs of starting (a crash loop), or before a wait of a
+ * second or more, the task goes back at once, so someone else can take it (issue 47); the
+ * teammate, started again, resumes it under a new claim if nobody took it meanwhile.
+ */
+export function releasesOnRestart(unstableRestarts: number, afterMs: number): boolean {
+  return unstableRestarts >= 2 || afterMs >= RELEASE_IF_RESTART_AFTER_MS;
+}
+
 /**
  * What follows a teammate's exit: the sweep for what it left, the log line, and then, by the
  * restart policy, nothing (a sleep, a shutdown, an announced error: its tasks go back as the
- * status says), a restart after a backoff (a crash: its task stays with it), or giving up (its
- * tasks go back, the lead is told). The roster's status is written last, so whoever sees it finds
+ * status says), a restart after a backoff (a crash after a stable run: its task stays with it;
+ * a crash loop: its task goes back meanwhile, see releasesOnRestart), or giving up (its tasks go
+ * back, the lead is told). The roster's status is written last, so whoever sees it finds
  * the board and the lead's inbox settled.
  */
 export class MemberExits {
@@ -83,8 +98,25 @@ export class MemberExits {
           });
         } else {
           const member = deps.roster.member(name);
-          await this.notifyLead(name, `${name} crashed (${describeExit(exit)}); restarting in ${decision.afterMs} ms. Its task stays with it and is resumed.`);
-          deps.roster.patchMember(name, { status: 'crashed', pid: null, restarts: (member?.restarts ?? 0) + 1, lastExit: describeExit(exit) });
+          // A crash loop (or a long wait) would keep its task from the team meanwhile: it goes back now, fenced by its claim,
+          // and this teammate, started again, resumes it if nobody took it meanwhile.
+          const handBack = releasesOnRestart(decision.history.unstableRestarts, decision.afterMs);
+          const released = handBack ? await deps.work.releaseTasksOf(name, `${name} crashed again; restarting in ${decision.afterMs} ms`) : [];
+          const tasks =
+            released.length > 0
+              ? ` Task(s) ${released.join(', ')} went back to the board meanwhile.`
+              : handBack
+                ? ''
+                : ' Its task stays with it and is resumed.';
+          await this.notifyLead(name, `${name} crashed (${describeExit(exit)}); restarting in ${decision.afterMs} ms.${tasks}`);
+          deps.roster.patchMember(name, {
+            status: 'crashed',
+            pid: null,
+            restarts: (member?.restarts ?? 0) + 1,
+            lastExit: describeExit(exit),
+            ...(released.length > 0 ? { task: null } : {}),
+          });
+          if (released.length > 0) deps.lookAgain();
         }
         slot.restartTimer = setTimeout(() => {
           slot.restartTimer = null;

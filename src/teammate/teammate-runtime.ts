@@ -1,5 +1,5 @@
-import { appendUser, endsWithUnansweredMessages } from '../agent/conversation.js';
-import { resumeDirective, taskDirective, worktreeDirective } from '../contracts/directives.js';
+import { appendUser, endsWithUnansweredMessages, workedOn } from '../agent/conversation.js';
+import { reclaimDirective, resumeDirective, taskDirective, worktreeDirective } from '../contracts/directives.js';
 import { identityDirective } from '../agent/system-prompt.js';
 import type { Message } from '../contracts/message.js';
 import { waitForWork } from './idle-wait.js';
@@ -135,7 +135,12 @@ export class TeammateRuntime {
       return false;
     }
     // The conversation only grows at its end, so the next call reads all of it from the prompt cache.
-    const directives = resumed ? [identityDirective(identity, task), resumeDirective(task)] : [taskDirective(task, session.messages.length > 0)];
+    // Claimed again after it was handed back while this teammate could not work on it (a crash loop, an outage): resumed, not started over.
+    const directives = resumed
+      ? [identityDirective(identity, task), resumeDirective(task)]
+      : workedOn(session.messages, task.id)
+        ? [reclaimDirective(task, identity.planRequired)]
+        : [taskDirective(task, session.messages.length > 0)];
     if (task.worktree && this.parts.hand.root !== identity.workspace) directives.push(worktreeDirective(task, this.parts.hand.root));
     appendUser(
       session.messages,

@@ -81,11 +81,33 @@ describe('supervising teammates', () => {
     await spawn(dir, 'crashy');
     await waitFor(() => member(dir, 'crashy')?.status === 'errored', 'crashy errored');
     expect(member(dir, 'crashy')).toMatchObject({ pid: null, lastExit: 'exit code 4' });
-    expect(board.get(1)).toMatchObject({ status: 'pending', owner: null, claim: 1 });
+    // Kept through the first crash; handed back at each later one (issue 47), and claimed again at the next start.
+    expect(board.get(1)).toMatchObject({ status: 'pending', owner: null, claim: 5 });
     const notice = leadMessages(dir)
       .filter((m) => m.type === 'teammate_crashed')
       .at(-1);
     expect(notice?.content).toMatch(/crashy crashed 6 times in a row.*errored.*Task\(s\) 1 went back to the board/);
+  });
+
+  it('a crash-looping teammate hands its task back while it waits for its restart, and another teammate does it (issue 47)', async () => {
+    const dir = stateDir();
+    const { board } = openBoard(dir);
+    await board.add({ subject: 'work', description: '```sh\necho done\n```' });
+    await startDaemon(dir, { worker: 'crashy-beside-real.mjs' });
+    await spawn(dir, 'crashy');
+    await waitFor(() => fs.existsSync(path.join(dir, 'crashy-claimed')) || undefined, 'crashy claimed task 1');
+    await spawn(dir, 'bob');
+    await waitFor(() => board.get(1).status === 'completed', 'task 1 done');
+    expect(board.get(1)).toMatchObject({ owner: 'bob', claim: 2 });
+    // Released at crashy's second crash in a row, while it backed off — not when it was given up on.
+    const releases = fs
+      .readFileSync(statePaths(dir).logFile('daemon'), 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('task released back to the board'));
+    expect(releases[0]).toMatch(/"why":"crashy crashed again; restarting in \d+ ms"/);
+    const notices = leadMessages(dir).filter((m) => m.type === 'teammate_crashed');
+    expect(notices[0]?.content).toMatch(/^crashy crashed \(exit code 4\); restarting in 100 ms\. Its task stays with it and is resumed\.$/);
+    expect(notices[1]?.content).toMatch(/^crashy crashed \(exit code 4\); restarting in \d+ ms\. Task\(s\) 1 went back to the board meanwhile\.$/);
   });
 
   it('a normal exit (code 0) is not a crash: no restart, the member sleeps', async () => {

@@ -8,6 +8,7 @@ import { member, startDaemon } from '../helpers/daemon.js';
 import { processesWithEnv, runTeamd } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
+import { savedMessages } from '../helpers/session.js';
 
 function workspace(): { ws: string; dir: string } {
   const ws = makeTempDir('teamd-ws-');
@@ -203,6 +204,41 @@ describe('a team on the offline model (real daemon, forked teammates, real SDK o
     expect(fs.readFileSync(path.join(ws, 'run.log'), 'utf8')).toBe('started\n');
     // The command the killed teammate was running ended with it (its sandbox dies with its parent), not orphaned.
     await waitFor(() => processesWithEnv(`TEAMD_SPAWNED_BY=${pid}@`).length === 0, 'no process of the killed teammate left');
+  });
+
+  it('a teammate killed -9 twice in a row hands its task back meanwhile, then claims it again and resumes it: done once, its progress kept (issue 47)', async () => {
+    const { ws, dir } = workspace();
+    const { board } = openBoard(dir);
+    await startDaemon(dir);
+    await spawn(dir, 'alice');
+    await waitFor(() => member(dir, 'alice')?.status === 'idle', 'alice idle');
+    fs.mkdirSync(path.join(ws, 'gate'));
+    await board.add({
+      subject: 'slow',
+      description: sh('echo started >> run.log', 'while [ -d gate ]; do touch waiting; sleep 0.05; done', 'echo finished > done.txt'),
+    });
+    await waitFor(() => fs.existsSync(path.join(ws, 'waiting')), 'alice inside the slow command');
+    const first = member(dir, 'alice')!.pid!;
+    fs.rmSync(path.join(ws, 'waiting'));
+    process.kill(first, 'SIGKILL');
+    // Restarted at once, she resumes under the same claim and runs the interrupted command again.
+    await waitFor(() => fs.existsSync(path.join(ws, 'waiting')) && member(dir, 'alice')?.pid !== first, 'alice back inside the slow command');
+    expect(board.get(1)).toMatchObject({ owner: 'alice', claim: 1 });
+    const second = member(dir, 'alice')!.pid!;
+    process.kill(second, 'SIGKILL');
+    // A second crash in a row: the task goes back while she waits for her restart, and she claims it again.
+    await waitFor(() => board.get(1).claim === 2 || undefined, 'task 1 claimed again');
+    fs.rmdirSync(path.join(ws, 'gate'));
+    await waitFor(() => board.get(1).status === 'completed', 'the task completed', 20_000);
+    expect(board.get(1)).toMatchObject({ owner: 'alice', claim: 2 });
+    // Resumed, not started over: the first command ran once.
+    expect(fs.readFileSync(path.join(ws, 'run.log'), 'utf8')).toBe('started\n');
+    expect(fs.readFileSync(path.join(ws, 'done.txt'), 'utf8')).toBe('finished\n');
+    // Told as a task claimed again (in its own text, or riding in the last tool result).
+    const texts = savedMessages(statePaths(dir).sessionFile('alice')).flatMap((m) =>
+      m.content.flatMap((b) => (b.type === 'text' ? [b.text] : b.type === 'tool_result' && typeof b.content !== 'string' ? b.content.map((t) => t.text) : [])),
+    );
+    expect(texts.some((t) => t.startsWith('[teamd:resume task=1 claim=2]\nYou claimed task 1 again (claim 2)'))).toBe(true);
   });
 
   it('a token budget stops the teammate before the call that would exceed it: the task goes back, the lead is told', async () => {

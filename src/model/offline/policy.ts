@@ -58,11 +58,17 @@ function workOnTask(request: OfflineRequest, steps: readonly Step[], idle = 'Not
   if (finishing.some((u) => !results.get(u.id)!.isError)) return say(`Task ${id} is finished.`);
   // The board refused (say, the task was taken away): say so and stop rather than retry forever.
   if (finishing.length > 0) return say(`Could not finish task ${id}: ${tail(results.get(finishing.at(-1)!.id)!.text, 300)}`);
-  const plans = since.flatMap((s) => (s.directive?.directive.kind === 'plan' ? [s.directive.directive] : []));
+  // A plan is for one claim: claimed again, the plan is submitted again (the work done still counts).
+  const reclaimed = lastIndex(
+    steps,
+    (s) => s.directive?.directive.kind === 'resume' && s.directive.directive.id === id && s.directive.directive.claim !== undefined,
+  );
+  const forClaim = reclaimed > (origin === -1 ? taskAt : origin) ? steps.slice(reclaimed) : since;
+  const plans = forClaim.flatMap((s) => (s.directive?.directive.kind === 'plan' ? [s.directive.directive] : []));
   const commands = shellCommands(taskDirective.text);
   if (request.system.includes(PLAN_REQUIRED_MARKER) && !plans.some((p) => p.approve)) {
     if (plans.length > 0 && !plans.at(-1)!.approve) return call('fail_task', { id, reason: 'the lead rejected the plan' });
-    if (uses.some((u) => u.name === 'submit_plan')) return say('Waiting for the lead to approve the plan.');
+    if (forClaim.some((s) => s.toolUse?.name === 'submit_plan')) return say('Waiting for the lead to approve the plan.');
     return call('submit_plan', { plan: `Task ${id}: run ${commands.length} command(s):\n${commands.map((c) => `- ${c}`).join('\n')}` });
   }
   const carried = openTask(steps)?.carried ?? 0;
