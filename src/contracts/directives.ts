@@ -17,6 +17,8 @@ export type Directive =
       readonly task?: number;
       /** A message from the person (user): its id, which names a goal's steps (task keys). */
       readonly goal?: string;
+      /** The lead asks for a plan for this task before it is changed (request_plan). */
+      readonly planFor?: number;
     }
   | { readonly kind: 'plan'; readonly approve: boolean }
   | { readonly kind: 'identity' }
@@ -63,6 +65,7 @@ export function parseDirective(text: string): Directive | null {
         ...(attrs.request ? { request: attrs.request } : {}),
         ...(attrs.task ? { task: Number(attrs.task) } : {}),
         ...(attrs.goal ? { goal: attrs.goal } : {}),
+        ...(attrs.plan ? { planFor: Number(attrs.plan) } : {}),
       };
     case 'plan':
       return { kind: 'plan', approve: attrs.approve === 'true' };
@@ -121,7 +124,18 @@ export function messageDirective(message: Message): string {
   const request = message.requestId && REQUEST_TYPES.includes(message.type) ? ` request=${message.requestId}` : '';
   const task = typeof message.taskId === 'number' ? ` task=${message.taskId}` : '';
   const goal = message.from === 'user' ? ` goal=${message.id}` : '';
-  return `[teamd:message from=${message.from} type=${message.type}${request}${task}${goal}]\nMessage from ${message.from}${message.type === 'message' ? '' : ` (${message.type})`}:\n${message.content}`;
+  const planFor = planAskedIn(message);
+  const plan = planFor === null ? '' : ` plan=${planFor}`;
+  const asks =
+    planFor === null
+      ? ''
+      : `\n\n(The lead asks for your plan for task ${planFor}: before you change anything for it, submit a plan with submit_plan; tools that change files or the board refuse until the lead approves it.)`;
+  return `[teamd:message from=${message.from} type=${message.type}${request}${task}${goal}${plan}]\nMessage from ${message.from}${message.type === 'message' ? '' : ` (${message.type})`}:\n${message.content}${asks}`;
+}
+
+/** The task a message from the lead asks a plan for (request_plan: `planFor` in the message), or null. */
+export function planAskedIn(message: Message): number | null {
+  return message.from === 'lead' && typeof message.planFor === 'number' && Number.isInteger(message.planFor) && message.planFor > 0 ? message.planFor : null;
 }
 
 /** The prompt of a one-shot helper (teammate/subagent.ts). */

@@ -108,6 +108,8 @@ export interface LeadPowers {
   shutdown(name: string, force: boolean): Promise<string>;
   /** Answers a plan or permission request; one the lead may not answer (settings) is refused, saying the person will. */
   answer(idOrPrefix: string, approve: boolean, feedback: string, kind: 'plan' | 'permission'): Promise<string>;
+  /** Asks a teammate to submit a plan for a task before it changes anything for it (request_plan). */
+  requestPlan(name: string, taskId: number, note: string): Promise<string>;
   /** A message to the person (`user.jsonl`); `final` ends a goal's run (teamd run prints it and exits). */
   report(content: string, final: boolean, goal?: string): Promise<string>;
 }

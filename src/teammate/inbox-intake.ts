@@ -1,5 +1,5 @@
 import { appendUser } from '../agent/conversation.js';
-import { messageDirective } from '../contracts/directives.js';
+import { messageDirective, planAskedIn } from '../contracts/directives.js';
 import type { InboxReader } from '../contracts/mail-store.js';
 import type { Message } from '../contracts/message.js';
 import type { Logger } from '../log/logger.js';
@@ -63,6 +63,8 @@ export class InboxIntake {
       } else if (message.type === 'permission_response') {
         continue; // read by the call that asked, while it waited (permissions/permission-asker.ts)
       } else if (message.from !== this.deps.name) {
+        const planFor = planAskedIn(message);
+        if (planFor !== null) this.deps.plans.requireFor(planFor);
         blocks.push({ type: 'text', text: messageDirective(message) });
       }
     }

@@ -48,6 +48,19 @@ export function leadPowers(deps: {
       await answerRequest(mailbox, board, request, { approve, feedback });
       return `${approve ? 'approved' : 'rejected'} ${request.from}'s ${request.kind} request ${request.requestId.slice(0, 8)}${request.taskId ? ` for task ${request.taskId}` : ''}`;
     },
+    async requestPlan(name, taskId, note) {
+      if (name === LEAD) throw new TeamdError('USAGE', 'you review plans; ask a teammate for one');
+      if (!readConfig(paths.config).members.some((m) => m.name === name))
+        throw new TeamdError('UNKNOWN_MEMBER', `no teammate named ${name} (list_teammates shows who is on the team)`);
+      const task = await board.get(taskId);
+      if (task.status !== 'pending' && task.status !== 'in_progress')
+        throw new TeamdError('INVALID_TRANSITION', `task ${taskId} is ${task.status}: there is nothing left to plan`);
+      if (task.status === 'in_progress' && task.owner !== name)
+        throw new TeamdError('NOT_OWNER', `task ${taskId} is ${task.owner ?? 'someone else'}'s: ask ${task.owner ?? 'its owner'} for the plan instead`);
+      const content = note.trim() || `Before you change anything for task ${taskId} (${task.subject}), send me your plan.`;
+      await mailbox.send({ from: LEAD, to: name, content, extra: { planFor: taskId, taskId } });
+      return `asked ${name} for a plan for task ${taskId}: its plan request will come to you (review_plan); until you approve it, ${name} changes nothing for that task`;
+    },
     async report(content, final, goal) {
       await mailbox.send({ from: LEAD, to: USER, content, extra: { report: final ? 'final' : 'progress', ...(goal ? { goal } : {}) } });
       return final ? 'final report sent to the person' : 'reported to the person';

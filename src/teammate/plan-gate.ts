@@ -6,9 +6,10 @@ import { LEAD } from '../contracts/roster.js';
 import type { Session } from './session-store.js';
 
 /**
- * A `--plan` teammate's plans: each request names the claim of the task it is for, and an
- * approval opens the tools that change things for that one claim only — a later task, or the
- * same task claimed again, needs its own approved plan.
+ * A `--plan` teammate's plans, and those the lead asked for (request_plan, for one task): each
+ * request names the claim of the task it is for, and an approval opens the tools that change
+ * things for that one claim only — a later task, or the same task claimed again, needs its own
+ * approved plan.
  */
 export class PlanGate {
   constructor(
@@ -22,9 +23,19 @@ export class PlanGate {
     },
   ) {}
 
+  /** Whether this task needs an approved plan: every task of a --plan teammate, or one the lead asked a plan for. */
+  required(task: Pick<Task, 'id'> | null): boolean {
+    return this.deps.required || (task !== null && this.deps.session.planFor.includes(task.id));
+  }
+
+  /** The lead asked for a plan for this task before it is changed (request_plan). */
+  requireFor(taskId: number): void {
+    if (!this.deps.session.planFor.includes(taskId)) this.deps.session.planFor.push(taskId);
+  }
+
   /** Whether tools that need an approved plan may run now. */
   approved(task: Task | null): boolean {
-    if (!this.deps.required) return true;
+    if (!this.required(task)) return true;
     const plan = this.deps.session.approvedPlan;
     return task !== null && plan?.task === task.id && plan.claim === task.claim;
   }

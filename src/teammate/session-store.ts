@@ -30,6 +30,8 @@ export interface Session {
   planRequests: PlanRequest[];
   /** Tasks it gave back unfinished or refused: it does not claim them again. */
   gaveUp: number[];
+  /** Tasks the lead asked it to plan first (request_plan): it submits a plan for them and waits for the approval. */
+  planFor: number[];
   /** The budget whose exhaustion the lead was told of ("member:200000"): told once, whatever the restarts. */
   budgetNotice: string | null;
   /**
@@ -60,6 +62,7 @@ const headerSchema = z.object({
     )
     .default([]),
   gaveUp: z.array(z.number().int().positive()).default([]),
+  planFor: z.array(z.number().int().positive()).default([]),
   budgetNotice: z.string().nullable().default(null),
   unansweredAt: z.number().int().nonnegative().nullable().default(null),
   todos: z.array(todoItemSchema).default([]),
@@ -75,6 +78,7 @@ export function emptySession(): Session {
     approvedPlan: null,
     planRequests: [],
     gaveUp: [],
+    planFor: [],
     budgetNotice: null,
     unansweredAt: null,
     todos: [],
@@ -227,6 +231,7 @@ function metaOf(session: Session): Omit<z.input<typeof headerSchema>, 'teamdSess
     approvedPlan: session.approvedPlan,
     planRequests: session.planRequests.slice(-100),
     gaveUp: session.gaveUp.slice(-1000),
+    planFor: session.planFor.slice(-1000),
     budgetNotice: session.budgetNotice,
     unansweredAt: session.unansweredAt,
     todos: session.todos,
@@ -261,6 +266,7 @@ function replay(lines: readonly string[]): Session {
     approvedPlan: header.approvedPlan,
     planRequests: header.planRequests,
     gaveUp: header.gaveUp,
+    planFor: header.planFor,
     budgetNotice: header.budgetNotice,
     unansweredAt: header.unansweredAt,
     todos: header.todos,

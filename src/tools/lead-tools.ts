@@ -91,6 +91,23 @@ export const reviewPlanTool = defineTool({
     }),
 });
 
+export const requestPlanTool = defineTool({
+  name: 'request_plan',
+  description:
+    'Ask a teammate to submit a plan for a task (one it holds, or a pending one it may take) before it changes anything for it: ' +
+    'its tools that change files or the board refuse until you approve the plan with review_plan. A note says what the plan should cover.',
+  input: z.object({
+    teammate: z.string().min(1).max(32),
+    task: z.number().int().positive(),
+    note: z
+      .string()
+      .max(16 * 1024)
+      .default(''),
+  }),
+  needsApprovedPlan: false,
+  run: (input, ctx) => lead(ctx, (powers) => powers.requestPlan(input.teammate, input.task, input.note)),
+});
+
 export const answerPermissionTool = defineTool({
   name: 'answer_permission',
   description:

@@ -19,7 +19,16 @@ import { todoWriteTool } from './todo-tool.js';
 import { taskTool } from './subagent-tool.js';
 import { loadSkillTool, rememberTool } from './knowledge-tools.js';
 import { cancelCronTool, listCronsTool, scheduleCronTool } from './cron-tools.js';
-import { answerPermissionTool, cancelTaskTool, listTeammatesTool, reportTool, reviewPlanTool, shutdownTeammateTool, spawnTeammateTool } from './lead-tools.js';
+import {
+  answerPermissionTool,
+  cancelTaskTool,
+  listTeammatesTool,
+  reportTool,
+  requestPlanTool,
+  reviewPlanTool,
+  shutdownTeammateTool,
+  spawnTeammateTool,
+} from './lead-tools.js';
 import { createWorktreeTool, keepWorktreeTool, removeWorktreeTool } from './worktree-tools.js';
 import { budgetResult } from './output-spill.js';
 import { toolError, type Tool, type ToolContext, type ToolResult, type ToolSource, type ToolSet } from '../contracts/tool.js';
@@ -75,6 +84,7 @@ export const LEAD_TOOLS: readonly Tool[] = [
   spawnTeammateTool,
   shutdownTeammateTool,
   reviewPlanTool,
+  requestPlanTool,
   answerPermissionTool,
   reportTool,
   sendMessageTool,

@@ -27,6 +27,10 @@ async function teamWithLead(script: ScriptStep[], settings: Record<string, unkno
   return { ws, dir, board, paths, requests: () => recordedRequests(record), session: () => savedSessionText(paths.sessionFile('lead')) };
 }
 
+function inbox(paths: ReturnType<typeof statePaths>, name: string) {
+  return readInboxFrom(paths.inboxFile(name), 0).messages.map((m) => m.message);
+}
+
 describe('the lead agent', () => {
   it('is the member lead: it staffs the team, creates tasks, never claims one, and reports to the person', async () => {
     const t = await teamWithLead([
@@ -77,6 +81,49 @@ describe('the lead agent', () => {
     expect(fs.existsSync(t.paths.cursorFile('lead'))).toBe(false);
     // Started again: left as it is.
     expect(((await requestDaemon(t.paths, { op: 'lead' })) as { started: boolean }).started).toBe(false);
+  });
+
+  it('request_plan: a teammate spawned without --plan submits a plan for that task and changes nothing until it is approved (issue 47)', async () => {
+    const t = await teamWithLead(
+      [
+        { toolUse: { name: 'spawn_teammate', input: { name: 'alice', role: 'coder' } } },
+        { toolUse: { name: 'request_plan', input: { teammate: 'alice', task: 2, note: 'Tell me which files you touch.' } } },
+        { stopReason: 'end_turn', text: 'Asked alice for a plan.' },
+      ],
+      // The person answers plans here: the lead's own review is refused.
+      { leadAnswers: { plans: false } },
+    );
+    // Task 2 waits for task 1, which someone else holds: the plan is asked for before alice can take it.
+    await t.board.add({ subject: 'blocker', description: 'held elsewhere' });
+    await t.board.add({ subject: 'careful', description: '```sh\necho done > careful.txt\n```', blockedBy: [1] });
+    const blocker = await t.board.claim(1, 'someone');
+    expect((await runTeamd(['send', 'lead', 'go', '--from', 'user', '--dir', t.dir])).code).toBe(0);
+    await waitFor(() => t.session().includes('asked alice for a plan for task 2') || undefined, 'request_plan done');
+    const asked = await waitFor(() => inbox(t.paths, 'alice').find((m) => m.planFor === 2), "the request in alice's inbox");
+    expect(asked).toMatchObject({ from: 'lead', content: 'Tell me which files you touch.', taskId: 2 });
+    await waitFor(() => savedSessionText(t.paths.sessionFile('alice')).includes('plan=2') || undefined, 'alice took the request in');
+    await t.board.complete(1, { owner: 'someone', claim: blocker.claim });
+    const request = await waitFor(() => inbox(t.paths, 'lead').find((m) => m.type === 'plan_approval_request' && m.from === 'alice'), "alice's plan");
+    expect(request).toMatchObject({ taskId: 2, claim: 1 });
+    await waitFor(() => member(t.dir, 'alice')?.status === 'waiting-plan' || undefined, 'alice waiting for the approval');
+    expect(fs.existsSync(path.join(t.ws, 'careful.txt'))).toBe(false);
+    expect(t.board.get(2)).toMatchObject({ status: 'in_progress', owner: 'alice' });
+    const approved = await runTeamd(['approve', request.requestId!, '--dir', t.dir]);
+    expect(approved.code, approved.stderr).toBe(0);
+    await waitFor(() => t.board.get(2).status === 'completed', 'task 2 done after the approval');
+    expect(fs.readFileSync(path.join(t.ws, 'careful.txt'), 'utf8')).toBe('done\n');
+  });
+
+  it('request_plan refuses an unknown teammate and the lead itself, in words the lead reads', async () => {
+    const t = await teamWithLead([
+      { toolUse: { name: 'request_plan', input: { teammate: 'nobody', task: 1 } } },
+      { toolUse: { name: 'request_plan', input: { teammate: 'lead', task: 1 } } },
+      { stopReason: 'end_turn', text: 'Done.' },
+    ]);
+    await t.board.add({ subject: 'x', description: 'y' });
+    expect((await runTeamd(['send', 'lead', 'go', '--from', 'user', '--dir', t.dir])).code).toBe(0);
+    await waitFor(() => t.session().includes('you review plans') || undefined, 'both refusals');
+    expect(t.session()).toContain('no teammate named nobody');
   });
 
   it('review_plan with a request id that names no request is an error the lead reads', async () => {

@@ -12,7 +12,7 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 /** A team folder where alice has asked the lead for a plan approval and for a permission. */
 async function withRequests(leadAnswers?: { plans?: boolean; permissions?: boolean }) {
   const root = path.join(makeTempDir('teamd-ws-'), '.team');
-  const paths = writeRoster(root, ['alice']);
+  const paths = writeRoster(root, ['alice', 'bob']);
   if (leadAnswers) {
     const config = JSON.parse(fs.readFileSync(paths.config, 'utf8')) as Record<string, unknown>;
     fs.writeFileSync(paths.config, JSON.stringify({ ...config, settings: { leadAnswers } }));
@@ -55,6 +55,26 @@ describe("the lead agent's powers", () => {
     await board.complete(1, { owner: 'alice', claim: 2 });
     await expect(powers.answer(plan, true, 'ok', 'plan')).rejects.toThrow(/was for claim 1 of task 1, which is completed now/);
     expect(answers()).toEqual([]);
+  });
+
+  it('request_plan asks the teammate in its inbox (planFor), and refuses an unknown name, a task another holds, a finished one (issue 47)', async () => {
+    const { board, powers, paths } = await withRequests();
+    expect(await powers.requestPlan('alice', 1, '')).toMatch(/^asked alice for a plan for task 1/);
+    const asked = readInboxFrom(paths.inboxFile('alice'), 0)
+      .messages.map((m) => m.message)
+      .at(-1);
+    expect(asked).toMatchObject({
+      from: 'lead',
+      to: 'alice',
+      planFor: 1,
+      taskId: 1,
+      content: 'Before you change anything for task 1 (careful), send me your plan.',
+    });
+    await expect(powers.requestPlan('nobody', 1, '')).rejects.toThrow(/no teammate named nobody/);
+    await expect(powers.requestPlan('bob', 1, '')).rejects.toThrow(/task 1 is alice's: ask alice for the plan instead/);
+    await expect(powers.requestPlan('alice', 9, '')).rejects.toThrow(/task 9/);
+    await board.complete(1, { owner: 'alice', claim: 1 });
+    await expect(powers.requestPlan('alice', 1, '')).rejects.toThrow(/task 1 is completed: there is nothing left to plan/);
   });
 
   it('leaves permission requests to the person unless leadAnswers.permissions says otherwise; plans too when leadAnswers.plans is false', async () => {

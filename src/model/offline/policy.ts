@@ -66,7 +66,8 @@ function workOnTask(request: OfflineRequest, steps: readonly Step[], idle = 'Not
   const forClaim = reclaimed > (origin === -1 ? taskAt : origin) ? steps.slice(reclaimed) : since;
   const plans = forClaim.flatMap((s) => (s.directive?.directive.kind === 'plan' ? [s.directive.directive] : []));
   const commands = shellCommands(taskDirective.text);
-  if (request.system.includes(PLAN_REQUIRED_MARKER) && !plans.some((p) => p.approve)) {
+  const planAsked = steps.some((s) => s.directive?.directive.kind === 'message' && s.directive.directive.planFor === id);
+  if ((request.system.includes(PLAN_REQUIRED_MARKER) || planAsked) && !plans.some((p) => p.approve)) {
     if (plans.length > 0 && !plans.at(-1)!.approve) return call('fail_task', { id, reason: 'the lead rejected the plan' });
     if (forClaim.some((s) => s.toolUse?.name === 'submit_plan')) return say('Waiting for the lead to approve the plan.');
     return call('submit_plan', { plan: `Task ${id}: run ${commands.length} command(s):\n${commands.map((c) => `- ${c}`).join('\n')}` });
