@@ -91,6 +91,13 @@ export const settingsSchema = z.looseObject({
   /** A teammate idle this long exits and sleeps until work appears; 0 = never. */
   idleTimeoutMs: z._default(z.number().check(z.int(), z.nonnegative()), 60_000),
   model: z._default(z.string(), 'offline'),
+  /**
+   * The model for housekeeping — compaction summaries and one-shot helpers (the task tool) — so a
+   * team on a large model does not pay its prices for them: the team's (`housekeepingModel`), and
+   * per role (`housekeepingModelByRole`, which wins). Unset: the teammate's own model.
+   */
+  housekeepingModel: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+  housekeepingModelByRole: z._default(z.record(z.string().check(z.minLength(1), z.maxLength(64)), z.string().check(z.minLength(1), z.maxLength(128))), {}),
   /** Stop ladder: how long a teammate gets to answer a shutdown (inbox or IPC), then after SIGTERM. */
   ipcGraceMs: z._default(z.number().check(z.int(), z.positive()), 10_000),
   termGraceMs: z._default(z.number().check(z.int(), z.positive()), 5_000),

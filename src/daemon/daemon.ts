@@ -1,5 +1,6 @@
 import { OfflineModelServer } from '../model/offline/server.js';
 import { checkModelId } from '../model/model-check.js';
+import { housekeepingModelOf } from '../roster/housekeeping-model.js';
 import { OFFLINE_KEY_ENV, OFFLINE_URL_ENV } from '../contracts/offline-model.js';
 import { TeamdError } from '../errors.js';
 import { FileLocker } from '../fs/file-lock.js';
@@ -128,6 +129,7 @@ export class Daemon {
         workerScript: options.workerScript,
         workerEnv: { ...options.workerEnv, [OFFLINE_URL_ENV]: model.url, [OFFLINE_KEY_ENV]: model.key, [SANDBOX_ENV]: JSON.stringify(sandbox.kind) },
         defaultModel: () => roster.read().settings.model,
+        housekeepingModel: (role, own) => housekeepingModelOf(roster.read().settings, role, own),
         checkModel: (id) => checkModelId(id, { apiKey: options.workerEnv.ANTHROPIC_API_KEY ?? '', baseURL: options.workerEnv.ANTHROPIC_BASE_URL, logger }),
         ...(options.restartPolicy ? { restartPolicy: options.restartPolicy } : {}),
         ladder: options.ladder ?? { ipcGraceMs: settings.ipcGraceMs, termGraceMs: settings.termGraceMs },

@@ -1,6 +1,8 @@
 import { isoTime } from '../platform/iso-time.js';
+import { OFFLINE_MODEL } from '../contracts/offline-model.js';
+
 /** The deterministic model served by the daemon (DESIGN §4): the demo's and the tests' default. */
-export const OFFLINE_MODEL = 'offline';
+export { OFFLINE_MODEL };
 
 /** The model a new team uses with a real API key, and the one the README shows. */
 export const DEFAULT_REAL_MODEL = 'claude-sonnet-5-5';

@@ -39,6 +39,8 @@ export interface SupervisorDeps {
   readonly workerEnv: NodeJS.ProcessEnv;
   /** The team's model, for members spawned without one. */
   readonly defaultModel: () => string;
+  /** The model a teammate of this role on this model uses for housekeeping (the settings' housekeepingModel): checked at spawn like its own. */
+  readonly housekeepingModel?: (role: string, own: string) => string;
   /** Refuses a model id the API does not serve (or a key it refuses) before anything is spawned. */
   readonly checkModel?: (model: string) => Promise<void>;
   readonly restartPolicy?: RestartPolicy;

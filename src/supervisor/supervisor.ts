@@ -105,6 +105,12 @@ export class Supervisor {
     if (this.stopping) throw new TeamdError('DAEMON_NOT_RUNNING', 'the daemon is stopping');
     const model = spec.model ?? this.deps.defaultModel();
     await checkModelFor(this.deps, model);
+    const housekeeping = this.deps.housekeepingModel?.(spec.role, model) ?? model;
+    if (housekeeping !== model)
+      await checkModelFor(this.deps, housekeeping).catch((error: unknown) => {
+        if (!(error instanceof TeamdError)) throw error;
+        throw new TeamdError(error.code, `the housekeeping model (settings housekeepingModel or housekeepingModelByRole): ${error.message}`, { cause: error });
+      });
     // After the check (it waits on the network): nothing below awaits until the slot is taken.
     if (this.stopping) throw new TeamdError('DAEMON_NOT_RUNNING', 'the daemon is stopping');
     const elsewhere = await this.deps.directory?.hostOf(spec.name);

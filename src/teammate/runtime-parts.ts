@@ -125,8 +125,8 @@ export function buildRuntimeParts(deps: TeammateDeps, state: RuntimeState, calls
     tools: new ToolRegistry(deps.tools ?? ALL_TOOLS, () => plans.approved(hand.current), policy?.gate ?? null, deps.mcp ?? null),
     subagents: new SubagentRunner({
       name: identity.name,
-      model: deps.model,
-      maxTokens: deps.maxTokens,
+      model: deps.housekeeping?.client ?? deps.model,
+      maxTokens: deps.housekeeping?.maxTokens ?? deps.maxTokens,
       compactThresholdTokens: deps.compactThresholdTokens,
       gate: policy?.gate ?? null,
       planApproved: () => plans.approved(hand.current),
@@ -146,7 +146,7 @@ export function buildRuntimeParts(deps: TeammateDeps, state: RuntimeState, calls
     }),
     goal: lead ? new LeadGoal({ paths: statePaths(deps.stateDir), board, mailbox, members: () => lead.members(), logger }) : null,
     compactor: new Compactor({
-      model: deps.model,
+      model: deps.housekeeping?.client ?? deps.model,
       thresholdTokens: deps.compactThresholdTokens,
       context: () => [identityDirective(identity, hand.current), ...(hand.current ? [currentTaskDirective(hand.current)] : [])],
       beforeSummary: () => hooks.preCompact(),

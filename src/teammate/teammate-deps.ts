@@ -37,6 +37,8 @@ export interface TeammateDeps {
   readonly bell: Bell;
   readonly link: DaemonLink;
   readonly model: ModelClient;
+  /** The model for compaction summaries and one-shot helpers (housekeepingModel), and its output limit; none: the teammate's own. */
+  readonly housekeeping?: { readonly client: ModelClient; readonly maxTokens: number };
   readonly sessions: SessionStore;
   readonly session: Session;
   /** Idle this long with nothing to do: report asleep and end (0 = never). */

@@ -26,6 +26,7 @@ import { policyGateMaker, settingsSourceFor } from './policy-wiring.js';
 import { openMcpServers } from './mcp-wiring.js';
 import { commandEnv, envPolicyOf } from '../sandbox/command-env.js';
 import { isLeadAgent, leadTools, teammateIdentity } from './worker-identity.js';
+import { housekeepingModelOf } from '../roster/housekeeping-model.js';
 import { loadRepairedSession } from './session-store.js';
 import { teammateModel } from './model-wiring.js';
 import { teammateSandbox } from './sandbox-wiring.js';
@@ -68,6 +69,11 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
   const roster = new LastGoodRoster(paths.config, config, logger);
   const modelName = member.model ?? config.settings.model;
   const model = teammateModel({ model: modelName, teammate: args.name, env: proc.env, settings: config.settings, logger, extraCaFile });
+  const housekeepingName = housekeepingModelOf(config.settings, member.role, modelName);
+  const housekeeping =
+    housekeepingName === modelName
+      ? null
+      : teammateModel({ model: housekeepingName, teammate: args.name, env: proc.env, settings: config.settings, logger, extraCaFile });
   const sessions = new SessionStore(paths.sessionFile(args.name), logger);
   const session = loadRepairedSession(sessions, logger);
   const handled = new Set(session.handled);
@@ -172,6 +178,7 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
     bell,
     link,
     model: model.client,
+    ...(housekeeping ? { housekeeping: { client: housekeeping.client, maxTokens: housekeeping.maxTokens } } : {}),
     sessions,
     session,
     idleTimeoutMs: config.settings.idleTimeoutMs,
@@ -218,7 +225,7 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
   onLogger?.(logger);
   // Since this process began: what start-up costs inside the worker. process.uptime(), not
   // performance.now(): the global performance loads eight of Node's modules (~8 ms of the start).
-  logger.info({ model: modelName, startupMs: Math.round(process.uptime() * 1000) }, 'teammate started');
+  logger.info({ model: modelName, housekeepingModel: housekeepingName, startupMs: Math.round(process.uptime() * 1000) }, 'teammate started');
   try {
     const end = await runtime.run();
     // Its MCP servers' processes are not in the sandbox's PID namespace: counted as one.

@@ -80,4 +80,42 @@ describe('a real model id through ANTHROPIC_BASE_URL (the stand-in as the API)',
     expect(retries.length).toBeGreaterThan(0);
     expect(retries.every((l) => l.level === 40)).toBe(true);
   });
+
+  it('housekeeping (summaries, one-shot helpers) uses the housekeeping model of the role, the work its own; an unknown one is refused at spawn (issue 47)', async () => {
+    const { dir, board, env, requests } = await apiStandIn();
+    const helper = { name: 'task', input: { description: 'look around', prompt: 'Say what the folder holds.' } };
+    const steps = [helper, ...Array.from({ length: 30 }, (_, i) => ({ name: 'bash', input: { command: `echo ${i} >> progress.txt; seq 1 300` } }))];
+    await board.add({ subject: 'long', description: `\`\`\`teamd-calls\n${JSON.stringify(steps)}\n\`\`\`` });
+    await startDaemon(dir, {
+      env,
+      settings: { compactThresholdTokens: 5_000, housekeepingModel: 'claude-sonnet-4-5', housekeepingModelByRole: { coder: 'claude-haiku-5-5' } },
+    });
+    // Checked at spawn like the teammate's own model.
+    const wrongRole = { ...JSON.parse(fs.readFileSync(statePaths(dir).config, 'utf8')) };
+    wrongRole.settings.housekeepingModelByRole = { coder: 'claude-haiku-9-9' };
+    fs.writeFileSync(statePaths(dir).config, JSON.stringify(wrongRole));
+    const refused = await runTeamd(['spawn', 'alice', 'coder', '--model', 'claude-sonnet-5-5', '--dir', dir]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /^teamd: the housekeeping model \(settings housekeepingModel or housekeepingModelByRole\): unknown model "claude-haiku-9-9"/,
+    );
+    wrongRole.settings.housekeepingModelByRole = { coder: 'claude-haiku-5-5' };
+    fs.writeFileSync(statePaths(dir).config, JSON.stringify(wrongRole));
+    const spawned = await runTeamd(['spawn', 'alice', 'coder', '--model', 'claude-sonnet-5-5', '--dir', dir]);
+    expect(spawned.code, spawned.stderr).toBe(0);
+    await waitFor(() => board.get(1).status === 'completed', 'the long task done');
+    const own = requests.filter((r) => r.teammate === 'alice').map((r) => r.request);
+    // Text blocks, and those riding in a tool result (text after results goes there).
+    const blockTexts = (b: Record<string, unknown>): string[] =>
+      typeof b.text === 'string' ? [b.text] : Array.isArray(b.content) ? (b.content as Record<string, unknown>[]).flatMap(blockTexts) : [];
+    const texts = (r: (typeof own)[number]) => r.messages.flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.flatMap(blockTexts)));
+    const summaries = own.filter((r) => texts(r).some((t) => t.startsWith('[teamd:summarize]')));
+    const helpers = own.filter((r) => texts(r).some((t) => t.startsWith('[teamd:subtask]')));
+    const work = own.filter((r) => !summaries.includes(r) && !helpers.includes(r));
+    expect(summaries.length).toBeGreaterThan(0);
+    expect(helpers.length).toBeGreaterThan(0);
+    // The role's setting wins over the team's.
+    expect(new Set([...summaries, ...helpers].map((r) => r.model))).toEqual(new Set(['claude-haiku-5-5']));
+    expect(new Set(work.map((r) => r.model))).toEqual(new Set(['claude-sonnet-5-5']));
+  });
 });
