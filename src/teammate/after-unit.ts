@@ -18,6 +18,19 @@ export interface UnitFacts {
 /** Reminders a model gets when it ends its turn with its task unfinished, before the task goes back to the board. */
 export const MAX_REMINDERS = 2;
 
+/**
+ * Model calls failing in a row (outages past the SDK's retries) before the person is told, once
+ * for the whole episode: a short blip is only logged and shown by status; one that goes on gets one
+ * notice, however long it lasts, and none again until a call has succeeded. The waits grow
+ * meanwhile (model-backoff.ts).
+ */
+export const OUTAGE_NOTICE_AFTER = 3;
+
+/** Whether this outage (the `failures`-th in a row) is the one the person hears of. */
+export function tellsOfOutage(failures: number): boolean {
+  return failures === OUTAGE_NOTICE_AFTER;
+}
+
 export type AfterUnit =
   | { readonly action: 'nothing' }
   | { readonly action: 'remind' }

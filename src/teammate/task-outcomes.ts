@@ -1,4 +1,5 @@
 import type { TaskBoard } from '../contracts/task-board.js';
+import type { ModelBackoff } from './model-backoff.js';
 import type { Task } from '../contracts/task.js';
 import type { MailStore } from '../contracts/mail-store.js';
 import type { Logger } from '../log/logger.js';
@@ -52,9 +53,17 @@ export class TaskOutcomes {
   }
 
   /** A model outage outlasted the retries: the task goes back to the board (not failed) while this teammate waits. */
-  async outage(task: Task | null, reason: string): Promise<void> {
+  /** A model outage: the task goes back; `tell` (once per episode, after-unit.ts): the person hears of it, with the wait. */
+  async outage(task: Task | null, reason: string, tell: ModelBackoff | null): Promise<void> {
     this.deps.logger.warn({ taskId: task?.id, reason }, 'model unavailable; backing off');
-    if (task) await this.release(task, reason);
+    const released = task ? await this.release(task, reason) : false;
+    if (!tell) return;
+    const inSeconds = Math.max(1, Math.round((tell.until - Date.now()) / 1000));
+    await this.tell(
+      'message',
+      `The model API failed ${tell.failures} times in a row (last: ${reason}).${released ? ` Task ${task!.id} is back on the board.` : ''} I try again in ${inSeconds} s, waiting longer each time, and go on by myself when it answers; I will not tell you again for this outage. teamd status shows the next try.`,
+      ...(released ? [task!.id] : []),
+    );
   }
 
   /** The key or the model is refused: the task goes back, the lead is told once, and this teammate takes no more work. */

@@ -3,7 +3,7 @@ import { releasedDirective, remindDirective } from '../contracts/directives.js';
 import { runAgent, type AgentEvent } from '../agent/loop.js';
 import type { Task } from '../contracts/task.js';
 import { describeModelError } from '../model/model-errors.js';
-import { decideAfterUnit, MAX_REMINDERS, type AfterUnit, type UnitEnd } from './after-unit.js';
+import { decideAfterUnit, tellsOfOutage, MAX_REMINDERS, type AfterUnit, type UnitEnd } from './after-unit.js';
 import type { ToolEffect } from '../contracts/tool.js';
 import { nextBackoff } from './model-backoff.js';
 import { type BudgetVerdict } from './token-budget.js';
@@ -98,7 +98,7 @@ export class UnitWork {
         return;
       case 'outage':
         this.state.backoff = nextBackoff(this.state.backoff, after.reason, Date.now(), this.deps.backoff, after.retryAfterMs);
-        await this.parts.outcomes.outage(task, after.reason);
+        await this.parts.outcomes.outage(task, after.reason, tellsOfOutage(this.state.backoff.failures) ? this.state.backoff : null);
         if (task) this.closeTask(task, `the model API was unavailable (${after.reason})`);
         else this.state.answerPending = true;
         return;

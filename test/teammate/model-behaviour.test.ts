@@ -134,6 +134,18 @@ describe('model errors after the SDK retries', () => {
     expect(log('daemon')).not.toContain('would refuse');
   });
 
+  it('a model that keeps failing: the waits grow, the person is told once for the episode (at the third failure in a row, not the fourth), and the task is done when it answers (issue 47)', async () => {
+    // Each failure is a call and the SDK's two retries: four failures in a row, then answers.
+    const { done, lead, log } = await team([{ status: 529, times: 12 }], { settings: { modelRetryBaseMs: 100, modelRetryMaxMs: 400 } });
+    expect((await done(1)).status).toBe('completed');
+    const notices = lead().filter((m) => m.from === 'alice' && m.content.includes('The model API failed'));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.content).toMatch(
+      /^The model API failed 3 times in a row \(last: .*529.*\)\. Task 1 is back on the board\. I try again in \d+ s, waiting longer each time/,
+    );
+    expect(log('alice').match(/model unavailable; backing off/g)).toHaveLength(4);
+  });
+
   it.each<[string, ScriptStep[]]>([
     ['429s for 3 s', [{ status: 429, forMs: 3_000 }]],
     ['529s past the retries', [{ status: 529, times: 4 }]],
