@@ -193,6 +193,6 @@ export function summaryDirective(summary: string): string {
 }
 
 /** After a summary or a rebuild: the task it still works on, in full. */
-export function currentTaskDirective(task: Pick<Task, 'id' | 'subject' | 'description'>): string {
-  return `[teamd:resume task=${task.id}]\nYour conversation was shortened. You still own task ${task.id}: ${task.subject}\n\n${task.description}\n\nGo on from where the summary says you are, then finish it with complete_task or fail_task.`;
+export function currentTaskDirective(task: Pick<Task, 'id' | 'subject' | 'description'>, plan: string | null = null): string {
+  return `[teamd:resume task=${task.id}]\nYour conversation was shortened. You still own task ${task.id}: ${task.subject}\n\n${task.description}\n\n${plan ? `${plan}\n\n` : ''}Go on from where the summary says you are, then finish it with complete_task or fail_task.`;
 }

@@ -17,6 +17,7 @@ import { assembleSystemPrompt } from './prompt-assembler.js';
 import { RuntimeHooks } from './runtime-hooks.js';
 import { StatusReport } from './status-report.js';
 import { SubagentRunner } from './subagent.js';
+import { todoListing } from '../agent/todos.js';
 import { TaskInHand } from './task-in-hand.js';
 import { TaskOutcomes } from './task-outcomes.js';
 import type { TeammateDeps } from './teammate-deps.js';
@@ -148,7 +149,11 @@ export function buildRuntimeParts(deps: TeammateDeps, state: RuntimeState, calls
     compactor: new Compactor({
       model: deps.housekeeping?.client ?? deps.model,
       thresholdTokens: deps.compactThresholdTokens,
-      context: () => [identityDirective(identity, hand.current), ...(hand.current ? [currentTaskDirective(hand.current)] : [])],
+      // The task's progress survives: the task in full, and its plan (todo_write) as it stands.
+      context: () => [
+        identityDirective(identity, hand.current),
+        ...(hand.current ? [currentTaskDirective(hand.current, session.todos.length > 0 ? todoListing(session.todos) : null)] : []),
+      ],
       beforeSummary: () => hooks.preCompact(),
     }),
   };

@@ -247,6 +247,27 @@ describe('model errors after the SDK retries', () => {
     expect(fs.readFileSync(path.join(ws, 'progress.txt'), 'utf8')).toBe(Array.from({ length: 40 }, (_, i) => `${i}\n`).join(''));
     expect(log('daemon')).not.toContain('would refuse');
   });
+  it("a summary keeps the task's progress: the task in full and its plan (todo_write) come right after it, and the last results stay (issue 47)", async () => {
+    const plan = {
+      name: 'todo_write',
+      input: {
+        items: [
+          { content: 'count to forty', status: 'in_progress', activeForm: 'Counting' },
+          { content: 'report the count', status: 'pending', activeForm: 'Reporting' },
+        ],
+      },
+    };
+    const bash = Array.from({ length: 30 }, (_, i) => ({ name: 'bash', input: { command: `echo ${i} >> progress.txt; seq 1 300` } }));
+    const { ws, done, log, session } = await team([], {
+      tasks: [`\`\`\`teamd-calls\n${JSON.stringify([plan, ...bash])}\n\`\`\``],
+      settings: { compactThresholdTokens: 5_000 },
+    });
+    expect((await done(1)).status).toBe('completed');
+    expect(log('alice')).toContain('"how":"summarized"');
+    const first = texts(session()).find((t) => t.startsWith('[teamd:resume task=1]\nYour conversation was shortened'));
+    expect(first).toContain('Your plan for it (todo_write), as it stands:\n- [in_progress] count to forty\n- [pending] report the count');
+    expect(fs.readFileSync(path.join(ws, 'progress.txt'), 'utf8')).toBe(Array.from({ length: 30 }, (_, i) => `${i}\n`).join(''));
+  });
 });
 
 describe('work in flight, messages, the current task, plans', () => {
