@@ -404,7 +404,7 @@ describe('a saved conversation the API would refuse', () => {
 });
 
 describe('every repeat has a reason to stop (issue 47)', () => {
-  it('a task given back after three text-only ends does not wake its teammate again at each idle timeout', async () => {
+  it('a task given back after three text-only ends does not wake its teammate again at each idle timeout; a new task does, at once', async () => {
     const { dir, board, lead } = await team([{ stopReason: 'end_turn', text: 'Not now.', times: 3 }], { settings: { idleTimeoutMs: 300 } });
     await waitFor(() => lead().find((m) => m.from === 'alice' && m.content.includes('gave task 1 back')), 'the notice to the lead');
     expect(board.get(1)).toMatchObject({ status: 'pending', owner: null });
@@ -418,6 +418,12 @@ describe('every repeat has a reason to stop (issue 47)', () => {
     const next = fs.statSync(marker).mtimeMs;
     await waitFor(() => fs.statSync(marker).mtimeMs > next, 'the look after it', 20_000);
     expect(member(dir, 'alice')).toMatchObject({ status: 'asleep', startedAt: asleep.startedAt });
+    // Something new wakes her, and she takes it.
+    await board.add({ subject: 'another', description: sh('echo other') });
+    await waitFor(() => board.get(2).status === 'completed' || undefined, 'task 2 done by alice');
+    expect(board.get(2).owner).toBe('alice');
+    // The daemon saw task 2 beside the declined task 1 and woke her for it (it saw task 1 alone, and never woke her).
+    expect(fs.readFileSync(statePaths(dir).logFile('daemon'), 'utf8')).toMatch(/"teammate":"alice".*"msg":"waking teammate: work appeared"/);
   });
 
   it('a prompt too long, sized by the window the API stated: compacted once, the task completes, its earlier results kept (not rebuilt)', async () => {

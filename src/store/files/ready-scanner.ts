@@ -28,9 +28,10 @@ const COMPLETED: TaskSummary = { status: 'completed', owner: null, blockedBy: []
 /**
  * Finds claim candidates without locks, cheaply enough to run before every claim.
  * The fast pass walks the ids seen by the last full pass with cached summaries; tasks added
- * since have higher ids than all of those, so they can only be the lowest ready task when the
- * fast pass finds nothing — and then a full pass runs: a fresh listing, and every task checked
- * on disk (a file whose identity shows the version already read is not read again). A board
+ * since have higher ids than all of those, so they come after them — and when the consumer wants
+ * more than the fast pass found (or it found nothing), a full pass runs: a fresh listing, and
+ * every task checked on disk (a file whose identity shows the version already read is not read
+ * again), yielding what the fast pass did not. A board
  * is therefore never called empty on stale information; at worst a task released a moment
  * ago is passed over for a higher one.
  */
@@ -84,15 +85,20 @@ export class ReadyScanner {
     this.quiet = null;
     this.summaries.beginPass();
     let found = false;
+    const yielded = new Set<number>();
     for (const id of this.readyIds(this.knownIds, false)) {
       found = true;
+      yielded.add(id);
       yield id;
     }
-    if (found) return;
+    // Asked for more than the quick walk found (a claimer passing over the tasks it declined, the
+    // daemon counting ready tasks): the rest come from a full pass, so a task added since is seen
+    // beside them. A consumer that stops at the first one never gets here.
     // Files the quick walk just looked at on disk are not looked at again (summary-cache.ts).
     this.knownIds = this.store.listIds();
     for (const id of this.readyIds(this.knownIds, true)) {
       found = true;
+      if (yielded.has(id)) continue;
       yield id;
     }
     // Only a settled folder time can be trusted: a change within the same clock tick would not move it.
