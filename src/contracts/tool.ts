@@ -33,6 +33,8 @@ export interface ToolResult {
 export interface ToolContext {
   readonly name: string;
   readonly workspace: string;
+  /** Folders outside the workspace the file tools may read and write too (settings permissions.additionalDirectories), absolute. */
+  readonly extraRoots?: () => readonly string[];
   /** The state folder: marks the commands this teammate starts, so the daemon can clean up after a crash. */
   readonly stateDir: string;
   readonly board: TaskBoard;

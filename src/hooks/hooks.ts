@@ -13,6 +13,8 @@ export interface GateIdentity {
   readonly taskId: () => number | null;
   /** Where the tools work now: the workspace, or the task's worktree. */
   readonly root: () => string;
+  /** Folders outside it the file tools may change too (permissions.additionalDirectories), resolved. */
+  readonly extraRoots?: () => readonly string[];
 }
 
 /** Bytes kept of a hook's stdout and of its stderr: a hook that prints megabytes cannot flood a teammate. */

@@ -66,7 +66,7 @@ const TEAM = new Set([
  * `default` allows reads and asks for the rest, `acceptEdits` allows edits too, `plan` allows
  * only reads, `bypassPermissions` allows everything.
  */
-export function decide(call: CallView & { readonly stateDir: string }, rules: PermissionRules): Decision {
+export function decide(call: CallView & { readonly stateDir: string; readonly extraRoots?: readonly string[] }, rules: PermissionRules): Decision {
   const guard = hardLimit(call);
   if (guard) return { kind: 'deny', why: guard };
   const denied = rules.deny.find((rule) => ruleCovers(rule, call, true) !== 'none');
@@ -129,11 +129,20 @@ function inside(child: string, parent: string): boolean {
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
-/** What no setting can allow: a file tool writing outside the workspace or into the state folder. */
-function hardLimit(call: CallView & { readonly stateDir: string }): string | null {
+/**
+ * What no rule can allow: a file tool writing outside the workspace and the additional
+ * directories (permissions.additionalDirectories, `extraRoots`), or into the state folder.
+ */
+function hardLimit(call: CallView & { readonly stateDir: string; readonly extraRoots?: readonly string[] }): string | null {
   if (!EDITS.has(call.tool)) return null;
   const relative = callPath(call);
-  if (relative === null) return `${call.tool} may only change files inside the workspace ${call.workspace}`;
+  if (relative === null) {
+    const raw = typeof call.input.path === 'string' ? path.resolve(call.workspace, call.input.path) : null;
+    const extra = raw === null ? undefined : call.extraRoots?.find((root) => inside(raw, root));
+    if (raw === null || extra === undefined) return `${call.tool} may only change files inside the workspace ${call.workspace}`;
+    if (inside(raw, call.stateDir)) return `${call.tool} may not change the team's state folder ${call.stateDir}`;
+    return null;
+  }
   // A task's worktree lives in the state folder: working in it, the tool may change it and nothing else there.
   if (inside(call.workspace, call.stateDir)) return null;
   if (inside(path.resolve(call.workspace, relative), call.stateDir)) return `${call.tool} may not change the team's state folder ${call.stateDir}`;

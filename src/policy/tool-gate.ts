@@ -30,7 +30,10 @@ export class PolicyGate implements ToolGate {
     const settings = this.deps.settings.current();
     const taskId = identity.taskId();
     const record = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
-    let decision: Decision = decide({ tool, input: record, workspace: identity.root(), stateDir: identity.stateDir }, settings.rules);
+    let decision: Decision = decide(
+      { tool, input: record, workspace: identity.root(), stateDir: identity.stateDir, extraRoots: identity.extraRoots?.() ?? [] },
+      settings.rules,
+    );
     const log = { taskId, tool };
     if (decision.kind === 'deny') {
       logger.info({ ...log, why: decision.why }, 'tool call denied');

@@ -2,7 +2,7 @@ import { TeamdError } from '../errors.js';
 import { parseRules, type PermissionRules } from '../permissions/permissions.js';
 import { jsonErrorOffset } from './json-error-position.js';
 import { readBoundedText } from '../fs/read-text.js';
-import { combineSandboxSettings, DEFAULT_SANDBOX_SETTINGS, placesOfReadRules, type SandboxSettings } from './sandbox-settings.js';
+import { combineSandboxSettings, DEFAULT_SANDBOX_SETTINGS, placesOfReadRules, resolvePlace, type SandboxSettings } from './sandbox-settings.js';
 import { HOOK_EVENTS, settingsFileSchema, type HookEvent, type SettingsFile } from './settings-file-schema.js';
 
 export { HOOK_EVENTS, settingsWarnings, type HookEvent, type SettingsFile } from './settings-file-schema.js';
@@ -27,6 +27,8 @@ export interface Settings {
   readonly mcpServers: { readonly enabled: readonly string[] | null; readonly disabled: readonly string[] };
   /** What commands may read, write and reach beyond teamd's defaults. */
   readonly sandbox: SandboxSettings;
+  /** permissions.additionalDirectories, as written: places outside the workspace the file tools (and commands) may read and write. */
+  readonly additionalDirectories: readonly string[];
 }
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
@@ -42,6 +44,7 @@ export const DEFAULT_SETTINGS: Settings = {
   askTimeoutDecision: 'deny',
   mcpServers: { enabled: null, disabled: [] },
   sandbox: DEFAULT_SANDBOX_SETTINGS,
+  additionalDirectories: [],
 };
 
 /**
@@ -122,6 +125,7 @@ export function combineChain(chain: readonly (SettingsFile | null)[]): Settings 
       placesOfReadRules(list('deny')),
       files.flatMap((file) => file.permissions?.additionalDirectories ?? []),
     ),
+    additionalDirectories: files.flatMap((file) => file.permissions?.additionalDirectories ?? []),
   };
 }
 
@@ -144,4 +148,9 @@ function lineOfPath(raw: string, pathKeys: readonly PropertyKey[]): number | nul
     at = found;
   }
   return at === 0 ? null : raw.slice(0, at).split('\n').length;
+}
+
+/** permissions.additionalDirectories as absolute folders: `/abs`, `~/…` (the home), or relative to the workspace, as Claude Code reads them. */
+export function additionalRoots(settings: Pick<Settings, 'additionalDirectories'>, workspace: string, home: string | undefined): string[] {
+  return settings.additionalDirectories.map((text) => resolvePlace(text, { workspace, home }));
 }

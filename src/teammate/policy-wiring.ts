@@ -5,7 +5,7 @@ import type { Logger } from '../log/logger.js';
 import type { StatePaths } from '../paths.js';
 import { PermissionAsker } from '../permissions/permission-asker.js';
 import { SettingsSource } from '../settings/settings-source.js';
-import { combineChain, DEFAULT_SETTINGS, readSettingsFile, type Settings } from '../settings/settings.js';
+import { additionalRoots, combineChain, DEFAULT_SETTINGS, readSettingsFile, type Settings } from '../settings/settings.js';
 import { PolicyGate } from '../policy/tool-gate.js';
 import { type ToolGate } from '../contracts/tool.js';
 import { EventHooks } from '../hooks/event-hooks.js';
@@ -96,6 +96,7 @@ export function policyGateMaker(deps: {
       sessionId: deps.sessionId,
       taskId: view.taskId,
       root: view.root,
+      extraRoots: () => additionalRoots(settings.current(), deps.workspace, deps.env.HOME),
     };
     const gate = new PolicyGate({
       identity,

@@ -8,6 +8,7 @@ export function teammateToolContext(deps: TeammateDeps, parts: RuntimeParts, sig
   return {
     name: identity.name,
     workspace: parts.hand.root,
+    ...(deps.extraRoots ? { extraRoots: deps.extraRoots } : {}),
     stateDir: deps.stateDir,
     shell: deps.shell,
     board,

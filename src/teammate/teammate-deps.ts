@@ -40,6 +40,8 @@ export interface TeammateDeps {
   /** The model for compaction summaries and one-shot helpers (housekeepingModel), and its output limit; none: the teammate's own. */
   readonly housekeeping?: { readonly client: ModelClient; readonly maxTokens: number };
   readonly sessions: SessionStore;
+  /** Folders outside the workspace its file tools may use too (permissions.additionalDirectories), resolved, read afresh. */
+  readonly extraRoots?: () => readonly string[];
   readonly session: Session;
   /** Idle this long with nothing to do: report asleep and end (0 = never). */
   readonly idleTimeoutMs: number;

@@ -27,6 +27,7 @@ import { openMcpServers } from './mcp-wiring.js';
 import { commandEnv, envPolicyOf } from '../sandbox/command-env.js';
 import { isLeadAgent, leadTools, teammateIdentity } from './worker-identity.js';
 import { housekeepingModelOf } from '../roster/housekeeping-model.js';
+import { additionalRoots } from '../settings/settings.js';
 import { loadRepairedSession } from './session-store.js';
 import { teammateModel } from './model-wiring.js';
 import { teammateSandbox } from './sandbox-wiring.js';
@@ -178,6 +179,7 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
     bell,
     link,
     model: model.client,
+    extraRoots: () => additionalRoots(settings.current(), workspace, proc.env.HOME),
     ...(housekeeping ? { housekeeping: { client: housekeeping.client, maxTokens: housekeeping.maxTokens } } : {}),
     sessions,
     session,

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import * as z from 'zod';
 import { defineTool, toolError, type ToolContext, type ToolResult } from '../contracts/tool.js';
 import { readSpilled } from './output-spill.js';
@@ -5,8 +7,18 @@ import { WorkspaceFs, WorkspacePathError } from './workspace-fs.js';
 
 const MAX_READ = 256 * 1024;
 
-/** The workspace as the file tools see it: the state folder off limits, whatever its name. */
-export function workspaceFs(ctx: Pick<ToolContext, 'workspace' | 'stateDir'>): WorkspaceFs {
+/**
+ * The files a path names, as the file tools see them: the workspace, or the additional directory
+ * (permissions.additionalDirectories) an absolute path lies in — each confined the same way, the
+ * state folder off limits, whatever its name. A path in none of them is refused by the workspace's.
+ */
+export function workspaceFs(ctx: Pick<ToolContext, 'workspace' | 'stateDir' | 'extraRoots'>, requested = '.'): WorkspaceFs {
+  if (path.isAbsolute(requested)) {
+    const absolute = path.resolve(requested);
+    const inside = (root: string) => absolute === root || absolute.startsWith(`${root}${path.sep}`);
+    const root = inside(path.resolve(ctx.workspace)) ? null : (ctx.extraRoots?.() ?? []).find((dir) => inside(path.resolve(dir)));
+    if (root && fs.existsSync(root)) return new WorkspaceFs(root, [ctx.stateDir]);
+  }
   return new WorkspaceFs(ctx.workspace, [ctx.stateDir]);
 }
 
@@ -25,7 +37,7 @@ export const readFileTool = defineTool({
   run: async (input, ctx) => {
     const offset = input.offset ?? 0;
     try {
-      const { text, size, length } = readSpilled(input.path, ctx, offset, MAX_READ) ?? workspaceFs(ctx).read(input.path, offset, MAX_READ);
+      const { text, size, length } = readSpilled(input.path, ctx, offset, MAX_READ) ?? workspaceFs(ctx, input.path).read(input.path, offset, MAX_READ);
       const more = offset + length < size ? `\n…(${size - offset - length} more bytes: read again with offset ${offset + length})` : '';
       return { content: text + more };
     } catch (error) {
@@ -41,7 +53,7 @@ export const writeFileTool = defineTool({
   needsApprovedPlan: true,
   run: async (input, ctx) => {
     try {
-      workspaceFs(ctx).writeAtomic(input.path, input.content);
+      workspaceFs(ctx, input.path).writeAtomic(input.path, input.content);
       return { content: `wrote ${Buffer.byteLength(input.content)} bytes to ${input.path}` };
     } catch (error) {
       return failure('write', input.path, error);
@@ -55,7 +67,7 @@ export const editFileTool = defineTool({
   input: z.object({ path: z.string().min(1), old_text: z.string().min(1), new_text: z.string() }),
   needsApprovedPlan: true,
   run: async (input, ctx) => {
-    const files = workspaceFs(ctx);
+    const files = workspaceFs(ctx, input.path);
     let text: string;
     try {
       text = files.read(input.path).text;

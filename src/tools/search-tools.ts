@@ -79,7 +79,9 @@ export const grepTool = defineTool({
     } catch (error) {
       return toolError(`invalid regular expression: ${(error as Error).message}`);
     }
-    const files = workspaceFs(ctx);
+    const files = workspaceFs(ctx, input.path ?? '.');
+    // In an additional directory (permissions.additionalDirectories) names are shown, and judged by the rules, absolute.
+    const shown = (file: string): string => (files.root === fs.realpathSync(ctx.workspace) ? file : path.join(files.root, file));
     let start: string;
     try {
       const parts = files.parts(input.path ?? '.');
@@ -98,12 +100,12 @@ export const grepTool = defineTool({
     for (const file of names) {
       if (filter && !filter.test(file)) continue;
       // A file a Read (or Grep) rule denies or asks for never shows, neither its name nor its lines.
-      if (!(ctx.readable?.(file) ?? true)) continue;
+      if (!(ctx.readable?.(shown(file)) ?? true)) continue;
       try {
         const { text, size } = files.read(file, 0, MAX_FILE_BYTES);
         if (size > MAX_FILE_BYTES) continue;
         total += size;
-        texts.push({ file, text });
+        texts.push({ file: shown(file), text });
       } catch {
         continue;
       }

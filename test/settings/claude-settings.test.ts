@@ -71,6 +71,39 @@ describe("a Claude Code user's settings file, as it is", () => {
   });
 });
 
+describe('permissions.additionalDirectories for the file tools (issue 46)', () => {
+  it('read_file, write_file, edit_file and grep work in an additional directory by its absolute path; a path in none is still refused; the state folder stays off limits', async () => {
+    const ws = makeTempDir('teamd-ws-');
+    const extra = makeOutsideTmpDir('teamd-extra-');
+    const elsewhere = makeOutsideTmpDir('teamd-elsewhere-');
+    fs.writeFileSync(path.join(extra, 'notes.md'), 'alpha\nbeta\n');
+    const dir = path.join(ws, '.team');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'bypassPermissions', additionalDirectories: [extra] } }));
+    const calls = [
+      { name: 'read_file', input: { path: path.join(extra, 'notes.md') } },
+      { name: 'write_file', input: { path: path.join(extra, 'sub', 'new.txt'), content: 'written\n' } },
+      { name: 'edit_file', input: { path: path.join(extra, 'notes.md'), old_text: 'beta', new_text: 'gamma' } },
+      { name: 'grep', input: { pattern: 'gamma', path: extra } },
+      { name: 'write_file', input: { path: path.join(elsewhere, 'no.txt'), content: 'no' }, allowError: true },
+      { name: 'read_file', input: { path: path.join(dir, 'config.json') }, allowError: true },
+    ];
+    const { board } = openBoard(dir);
+    await board.add({ subject: 'outside', description: `\`\`\`teamd-calls\n${JSON.stringify(calls)}\n\`\`\`` });
+    await startDaemon(dir);
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    await waitFor(() => board.get(1).status === 'completed' || undefined, 'the task done');
+    expect(fs.readFileSync(path.join(extra, 'sub', 'new.txt'), 'utf8')).toBe('written\n');
+    expect(fs.readFileSync(path.join(extra, 'notes.md'), 'utf8')).toBe('alpha\ngamma\n');
+    expect(fs.existsSync(path.join(elsewhere, 'no.txt'))).toBe(false);
+    const result = board.get(1).result ?? '';
+    expect(result).toContain('alpha\nbeta');
+    expect(result).toContain(`${path.join(extra, 'notes.md')}:2: gamma`);
+    expect(result).toMatch(/write_file: Permission denied: write_file may only change files inside the workspace /);
+    expect(result).toMatch(/read_file: path ".*config\.json" is inside the team's state folder/);
+  });
+});
+
 describe("Claude Code's own settings files, where Claude Code keeps them", () => {
   it('.claude/settings.json, .claude/settings.local.json and ~/.claude/settings.json are obeyed under the team file: lists add up, the team file has the last word on the mode, and no teammate can rewrite them', async () => {
     const ws = makeTempDir('teamd-ws-');
