@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import ignore from 'ignore';
 import { shellCommands, type ShellCommands } from './shell-commands.js';
@@ -62,6 +63,8 @@ export interface CallView {
   readonly tool: string;
   readonly input: Readonly<Record<string, unknown>>;
   readonly workspace: string;
+  /** Where `~/` in a rule points (the teammate's HOME); default: the process's home. */
+  readonly home?: string | undefined;
 }
 
 /** The file a file tool touches, relative to the workspace (null when outside it or none). */
@@ -181,6 +184,27 @@ export function ruleCovers(rule: Rule, call: CallView, widen = false): Coverage 
     return covered === parsed.commands.length && !parsed.nested && !parsed.assigns ? 'all' : 'some';
   }
   const relative = callPath(call);
-  if (relative === null) return 'none';
-  return coversPath(rule.specifier, relative) ? 'all' : 'none';
+  if (relative !== null) return coversPath(rule.specifier, relative) ? 'all' : 'none';
+  // Outside the workspace (an additional directory): the rules that can name such a place.
+  const raw = typeof call.input.path === 'string' ? call.input.path : null;
+  return raw !== null && coversOutside(rule.specifier, path.resolve(call.workspace, raw), call.home ?? os.homedir()) ? 'all' : 'none';
+}
+
+/**
+ * A path rule against a file outside the workspace, by Claude Code's path forms: `//abs/**` (from
+ * the root), `~/x/**` (from the home), and patterns that match at any depth (`.env`, `*.pem`).
+ * Patterns anchored in the workspace (`./x`, `/x`, `src/**`) name nothing outside it.
+ */
+function coversOutside(specifier: string, absolute: string, home: string): boolean {
+  if (specifier.startsWith('//')) return ignore().add(specifier.slice(1)).ignores(absolute.slice(1));
+  if (specifier === '~' || specifier.startsWith('~/')) {
+    const relative = path.relative(home, absolute);
+    if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return false;
+    return ignore()
+      .add(`/${specifier.slice(2)}`)
+      .ignores(relative);
+  }
+  const body = specifier.startsWith('**/') ? specifier.slice(3) : specifier;
+  if (body.includes('/') || specifier.startsWith('./')) return false;
+  return ignore().add(specifier).ignores(absolute.slice(1));
 }

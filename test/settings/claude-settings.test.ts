@@ -77,9 +77,18 @@ describe('permissions.additionalDirectories for the file tools (issue 46)', () =
     const extra = makeOutsideTmpDir('teamd-extra-');
     const elsewhere = makeOutsideTmpDir('teamd-elsewhere-');
     fs.writeFileSync(path.join(extra, 'notes.md'), 'alpha\nbeta\n');
+    fs.mkdirSync(path.join(extra, 'secret'));
+    fs.writeFileSync(path.join(extra, 'secret', 'key.txt'), 'gamma-key\n');
+    fs.writeFileSync(path.join(extra, 'cert.pem'), 'gamma-pem\n');
     const dir = path.join(ws, '.team');
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'bypassPermissions', additionalDirectories: [extra] } }));
+    // Read rules in Claude Code's forms for places outside the workspace: from the root (//), and at any depth.
+    fs.writeFileSync(
+      path.join(dir, 'settings.json'),
+      JSON.stringify({
+        permissions: { defaultMode: 'bypassPermissions', additionalDirectories: [extra], deny: [`Read(/${extra}/secret/**)`, 'Read(*.pem)'] },
+      }),
+    );
     const calls = [
       { name: 'read_file', input: { path: path.join(extra, 'notes.md') } },
       { name: 'write_file', input: { path: path.join(extra, 'sub', 'new.txt'), content: 'written\n' } },
@@ -87,6 +96,8 @@ describe('permissions.additionalDirectories for the file tools (issue 46)', () =
       { name: 'grep', input: { pattern: 'gamma', path: extra } },
       { name: 'write_file', input: { path: path.join(elsewhere, 'no.txt'), content: 'no' }, allowError: true },
       { name: 'read_file', input: { path: path.join(dir, 'config.json') }, allowError: true },
+      { name: 'read_file', input: { path: path.join(extra, 'secret', 'key.txt') }, allowError: true },
+      { name: 'read_file', input: { path: path.join(extra, 'cert.pem') }, allowError: true },
     ];
     const { board } = openBoard(dir);
     await board.add({ subject: 'outside', description: `\`\`\`teamd-calls\n${JSON.stringify(calls)}\n\`\`\`` });
@@ -101,6 +112,11 @@ describe('permissions.additionalDirectories for the file tools (issue 46)', () =
     expect(result).toContain(`${path.join(extra, 'notes.md')}:2: gamma`);
     expect(result).toMatch(/write_file: Permission denied: write_file may only change files inside the workspace /);
     expect(result).toMatch(/read_file: path ".*config\.json" is inside the team's state folder/);
+    // The deny rules hold outside the workspace too: neither read, nor shown by grep.
+    expect(result).toContain(`read_file: Permission denied: denied by the rule Read(/${extra}/secret/**)`);
+    expect(result).toContain('read_file: Permission denied: denied by the rule Read(*.pem)');
+    expect(result).not.toContain('gamma-key');
+    expect(result).not.toContain('gamma-pem');
   });
 });
 
