@@ -2,16 +2,31 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import stringWidth from 'string-width';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTeamd, TEAMD_BIN } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
 
 const ESC = String.fromCharCode(27);
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+/**
+ * A tmux server of this file's own: on the shared default one, a session started just as the
+ * server exits (its last session killed by another test) fails with "server exited unexpectedly".
+ */
+const TMUX_NAME = `teamd-test-${process.pid}`;
+const TMUX = ['-L', TMUX_NAME];
+// Kept up between tests (exit-empty off): a new session never meets this server exiting either.
+beforeAll(() => {
+  if (hasTmux) execFileSync('tmux', [...TMUX, 'start-server', ';', 'set-option', '-g', 'exit-empty', 'off']);
+});
+afterAll(() => {
+  if (!hasTmux) return;
+  spawnSync('tmux', [...TMUX, 'kill-server']);
+  fs.rmSync(path.join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid?.() ?? 0}`, TMUX_NAME), { force: true });
+});
 
 function capture(session: string): string {
-  return execFileSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' });
+  return execFileSync('tmux', [...TMUX, 'capture-pane', '-p', '-t', session], { encoding: 'utf8' });
 }
 
 describe('teamd watch', () => {
@@ -44,12 +59,12 @@ describe('teamd watch', () => {
     await runTeamd(['task', 'add', 'already there', '--dir', dir]);
     const session = `teamd-watch-${process.pid}-${Date.now()}`;
     const command = `${process.execPath} ${TEAMD_BIN} watch --dir ${dir}; echo WATCH-EXITED; sleep 30`;
-    execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '120', '-y', '40', command]);
+    execFileSync('tmux', [...TMUX, 'new-session', '-d', '-s', session, '-x', '120', '-y', '40', command]);
     try {
       await waitFor(() => capture(session).includes('already there'), 'the first frame');
       await runTeamd(['task', 'add', 'added while watching', '--dir', dir]);
       await waitFor(() => capture(session).includes('added while watching'), 'a redraw with the new task');
-      execFileSync('tmux', ['send-keys', '-t', session, 'q']);
+      execFileSync('tmux', [...TMUX, 'send-keys', '-t', session, 'q']);
       const screen = await waitFor(() => {
         const text = capture(session);
         return text.includes('WATCH-EXITED') ? text : undefined;
@@ -57,7 +72,7 @@ describe('teamd watch', () => {
       // Back on the normal screen: the live view (alternate screen) is gone.
       expect(screen).not.toContain('BOARD');
     } finally {
-      spawnSync('tmux', ['kill-session', '-t', session]);
+      spawnSync('tmux', [...TMUX, 'kill-session', '-t', session]);
     }
   });
 
@@ -83,6 +98,7 @@ describe('teamd watch', () => {
       ] as const) {
         const session = `teamd-fit-${process.pid}-${width}`;
         execFileSync('tmux', [
+          ...TMUX,
           'new-session',
           '-d',
           '-s',
@@ -106,7 +122,7 @@ describe('teamd watch', () => {
           expect(rows.find((row) => /^\s+\d+ failed /.test(row))).toMatch(new RegExp(`^\\s+${last} failed `));
           expect(screen).toMatch(/… \d+ more tasks/);
         } finally {
-          spawnSync('tmux', ['kill-session', '-t', session]);
+          spawnSync('tmux', [...TMUX, 'kill-session', '-t', session]);
         }
       }
     },
@@ -118,6 +134,7 @@ describe('teamd watch', () => {
     for (const noColor of ['1', '']) {
       const session = `teamd-color-${process.pid}-${noColor || 'none'}`;
       execFileSync('tmux', [
+        ...TMUX,
         'new-session',
         '-d',
         '-s',
@@ -130,13 +147,13 @@ describe('teamd watch', () => {
       ]);
       try {
         const screen = await waitFor(() => {
-          const text = execFileSync('tmux', ['capture-pane', '-p', '-e', '-t', session], { encoding: 'utf8' });
+          const text = execFileSync('tmux', [...TMUX, 'capture-pane', '-p', '-e', '-t', session], { encoding: 'utf8' });
           return text.includes('MESSAGES') ? text : undefined;
         }, 'a frame');
         const colored = ['31', '32', '33'].some((code) => screen.includes(`${ESC}[${code}m`));
         expect(colored).toBe(!noColor);
       } finally {
-        spawnSync('tmux', ['kill-session', '-t', session]);
+        spawnSync('tmux', [...TMUX, 'kill-session', '-t', session]);
       }
     }
   });
