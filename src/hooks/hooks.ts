@@ -95,8 +95,18 @@ export interface HookOutcome {
   readonly permission: { readonly decision: 'allow' | 'deny' | 'ask'; readonly reason: string } | null;
   /** PreToolUse: the input a hook replaced (the last one that did). */
   readonly updatedInput: unknown;
+  /**
+   * Context for the model, as Claude Code adds it: `hookSpecificOutput.additionalContext`, and for
+   * UserPromptSubmit and SessionStart a hook's plain stdout (exit 0).
+   */
+  readonly context: readonly string[];
   readonly runs: readonly HookRun[];
 }
+
+/** Events whose hooks' plain stdout (exit 0) goes to the model as context, as in Claude Code. */
+const STDOUT_CONTEXT_EVENTS: ReadonlySet<string> = new Set(['UserPromptSubmit', 'SessionStart']);
+/** The most of one hook's context the model gets. */
+const MAX_CONTEXT_CHARS = 10_000;
 
 export interface HookEnvironment {
   readonly workspace: string;
@@ -122,10 +132,11 @@ export async function runHooks(
   deps: HookEnvironment,
   extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<HookOutcome> {
-  const outcome: { block: HookOutcome['block']; permission: HookOutcome['permission']; updatedInput: unknown; runs: HookRun[] } = {
+  const outcome: { block: HookOutcome['block']; permission: HookOutcome['permission']; updatedInput: unknown; context: string[]; runs: HookRun[] } = {
     block: null,
     permission: null,
     updatedInput: undefined,
+    context: [],
     runs: [],
   };
   for (const group of groups ?? []) {
@@ -147,7 +158,8 @@ export async function runHooks(
         deps.logger.warn({ ...log, stderr: run.stderr.slice(0, 500) }, 'hook failed; going on');
         continue;
       }
-      readJsonOutput(run, outcome, deps.logger, log);
+      if (!readJsonOutput(run, outcome, deps.logger, log) && STDOUT_CONTEXT_EVENTS.has(payload.hook_event_name) && run.stdout.trim())
+        outcome.context.push(run.stdout.trim().slice(0, MAX_CONTEXT_CHARS));
     }
   }
   return outcome;
@@ -155,20 +167,21 @@ export async function runHooks(
 
 const STRICTNESS = { allow: 0, ask: 1, deny: 2 } as const;
 
+/** Reads a hook's JSON output into the outcome; false when its stdout is not JSON (then it may be plain context). */
 function readJsonOutput(
   run: HookRun,
-  outcome: { block: HookOutcome['block']; permission: HookOutcome['permission']; updatedInput: unknown },
+  outcome: { block: HookOutcome['block']; permission: HookOutcome['permission']; updatedInput: unknown; context: string[] },
   logger: Logger,
   log: object,
-): void {
+): boolean {
   const text = run.stdout.trim();
-  if (!text.startsWith('{')) return;
+  if (!text.startsWith('{')) return false;
   let json: Record<string, unknown>;
   try {
     json = JSON.parse(text) as Record<string, unknown>;
   } catch {
     logger.warn(log, 'hook printed JSON that does not parse; ignored');
-    return;
+    return true;
   }
   const specific = (typeof json.hookSpecificOutput === 'object' && json.hookSpecificOutput !== null ? json.hookSpecificOutput : {}) as Record<string, unknown>;
   const reasonValue = specific.permissionDecisionReason ?? json.permissionDecisionReason ?? json.reason;
@@ -181,6 +194,9 @@ function readJsonOutput(
   }
   const updated = specific.updatedInput ?? json.updatedInput;
   if (updated !== undefined) outcome.updatedInput = updated;
+  if (typeof specific.additionalContext === 'string' && specific.additionalContext.trim())
+    outcome.context.push(specific.additionalContext.trim().slice(0, MAX_CONTEXT_CHARS));
+  return true;
 }
 
 function runOne(command: string, timeoutMs: number, payload: HookPayload, deps: HookEnvironment, extraEnv: NodeJS.ProcessEnv): Promise<HookRun> {

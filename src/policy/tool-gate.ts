@@ -85,9 +85,14 @@ export class PolicyGate implements ToolGate {
       this.deps.hookEnv,
       { TEAMD_FILE: file },
     );
-    if (!hooks.block) return result;
-    this.deps.logger.info({ taskId: this.deps.identity.taskId(), tool, hook: hooks.block.command }, 'PostToolUse hook gave feedback');
-    return { ...result, content: `${result.content}\n\n[PostToolUse hook feedback] ${hooks.block.reason}` };
+    // Claude Code gives the model a block's reason, and any additionalContext, after the tool's output.
+    const notes = [
+      ...(hooks.block ? [`[PostToolUse hook feedback] ${hooks.block.reason}`] : []),
+      ...hooks.context.map((context) => `[PostToolUse hook] ${context}`),
+    ];
+    if (notes.length === 0) return result;
+    if (hooks.block) this.deps.logger.info({ taskId: this.deps.identity.taskId(), tool, hook: hooks.block.command }, 'PostToolUse hook gave feedback');
+    return { ...result, content: [result.content, ...notes].join('\n\n') };
   }
 
   readable(tool: string, file: string): boolean {

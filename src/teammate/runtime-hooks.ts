@@ -16,6 +16,8 @@ const MAX_STOP_CONTINUES = 3;
 export class RuntimeHooks {
   private continued = 0;
   private idleSaid = false;
+  /** What SessionStart hooks gave the model: it goes into the conversation with the next prompt. */
+  private startContext: string[] = [];
 
   constructor(
     private readonly events: EventHooks | null,
@@ -24,7 +26,8 @@ export class RuntimeHooks {
   ) {}
 
   async sessionStart(): Promise<void> {
-    await this.events?.run('SessionStart', { source: 'startup' });
+    const outcome = await this.events?.run('SessionStart', { source: 'startup' });
+    this.startContext = [...(outcome?.context ?? [])];
   }
 
   /** A helper (the task tool) ended: SubagentStop hooks, told without a say in it. */
@@ -57,13 +60,25 @@ export class RuntimeHooks {
             .join('\n')
         : '';
     const outcome = await this.events.run('UserPromptSubmit', { prompt });
-    if (outcome.block) appendUser(this.session.messages, [{ type: 'text', text: `[UserPromptSubmit hook] ${outcome.block.reason}` }]);
+    // Context from the hooks rides with the prompt, as Claude Code adds it (SessionStart's once, with the first).
+    const texts = [
+      ...this.startContext.map((context) => `[SessionStart hook] ${context}`),
+      ...outcome.context.map((context) => `[UserPromptSubmit hook] ${context}`),
+      ...(outcome.block ? [`[UserPromptSubmit hook] ${outcome.block.reason}`] : []),
+    ];
+    this.startContext = [];
+    if (texts.length > 0)
+      appendUser(
+        this.session.messages,
+        texts.map((text) => ({ type: 'text' as const, text })),
+      );
   }
 
   /** A turn ended: true when a Stop hook (exit 2) sends the model back to work, its feedback in the conversation. */
   async stopContinues(): Promise<boolean> {
     if (!this.events || this.continued >= MAX_STOP_CONTINUES) return false;
-    const outcome = await this.events.run('Stop');
+    // As Claude Code says it: true once a Stop hook has already sent the model back (a hook checks it to avoid a loop).
+    const outcome = await this.events.run('Stop', { stop_hook_active: this.continued > 0 });
     if (!outcome.block) return false;
     this.continued++;
     this.logger.info({ hook: outcome.block.command, times: this.continued }, 'a Stop hook continued the turn');
