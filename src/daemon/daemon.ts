@@ -19,7 +19,7 @@ import { Supervisor } from '../supervisor/supervisor.js';
 import { inotifyWarning } from '../proc/inotify.js';
 import { SANDBOX_ENV } from '../sandbox/sandbox.js';
 import { checkSandbox } from './sandbox-check.js';
-import { cleanUpAfterEarlierDaemon } from '../supervisor/clean-up.js';
+import { cleanUpAfterEarlierDaemon, sweepTemps } from '../supervisor/clean-up.js';
 import { RequestScanKeeper } from '../inbox/request-scan.js';
 import { ControlServer } from './control-server.js';
 import type { ControlRequest } from '../contracts/control-protocol.js';
@@ -81,6 +81,8 @@ export class Daemon {
     const locker = new FileLocker({ logger });
     const sandbox = checkSandbox(new RosterStore(paths).read().settings.sandbox, logger);
     const info = await acquirePidFile(paths, locker, logger, new Date(), sandbox);
+    // First, whatever comes next: a dead writer's temp copy of config.json holds the store's URL, password included.
+    sweepTemps(paths, logger);
     let supervisor: Supervisor | null = null;
     let model: OfflineModelServer | null = null;
     let scheduler: Scheduler | null = null;

@@ -12,13 +12,16 @@ export interface HostLeaseDeps {
 }
 
 /**
- * This host's lease in a shared store: a heartbeat every third of the lease, and at each beat a
- * look for other hosts whose lease ran out. A beat that fails (the store is down) is logged and
- * tried again at the next one; a tick never overlaps the one before.
+ * This host's lease in a shared store: a heartbeat every third of the lease, and after each beat a
+ * look for other hosts whose lease ran out. The two never wait for each other: a reclaim held up
+ * by another session's lock (bounded by the store's lock timeout) cannot delay the next beat, so
+ * a healthy host is never counted lost for another's trouble. A beat that fails (the store is
+ * down) is logged and tried again at the next one; neither overlaps itself.
  */
 export class HostLease {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | null = null;
+  private reclaiming: Promise<void> | null = null;
   private failing = false;
   private readonly beats: (() => void)[] = [];
 
@@ -31,6 +34,7 @@ export class HostLease {
 
   async start(): Promise<void> {
     await this.tick();
+    await this.reclaiming;
     this.timer = setInterval(
       () => {
         this.ticking ??= this.tick().finally(() => (this.ticking = null));
@@ -44,6 +48,7 @@ export class HostLease {
   async close(leaving = false): Promise<void> {
     clearInterval(this.timer);
     await this.ticking;
+    await this.reclaiming;
     if (leaving)
       await this.deps.hosts
         .leave(this.deps.host)
@@ -54,6 +59,21 @@ export class HostLease {
     const { deps } = this;
     try {
       await deps.hosts.heartbeat(deps.host, deps.pid);
+      if (this.failing) deps.logger.info('heartbeating in the store again');
+      this.failing = false;
+    } catch (error) {
+      if (!this.failing) deps.logger.warn({ err: error }, 'cannot heartbeat in the store; retrying at the next beat (other hosts may count this one lost)');
+      this.failing = true;
+      return;
+    }
+    // Not awaited by the beat: the next beat comes on time whatever the reclaim waits for.
+    this.reclaiming ??= this.reclaim().finally(() => (this.reclaiming = null));
+    for (const listener of this.beats) listener();
+  }
+
+  private async reclaim(): Promise<void> {
+    const { deps } = this;
+    try {
       for (const reclaimed of await deps.hosts.reclaimExpired(deps.host, deps.leaseMs())) {
         deps.logger.warn(
           reclaimed,
@@ -63,12 +83,8 @@ export class HostLease {
         );
         await deps.onReclaimed(reclaimed);
       }
-      if (this.failing) deps.logger.info('heartbeating in the store again');
-      this.failing = false;
-      for (const listener of this.beats) listener();
     } catch (error) {
-      if (!this.failing) deps.logger.warn({ err: error }, 'cannot heartbeat in the store; retrying at the next beat (other hosts may count this one lost)');
-      this.failing = true;
+      deps.logger.warn({ err: error }, 'could not look for lost hosts; looking again after the next beat');
     }
   }
 }

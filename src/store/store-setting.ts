@@ -40,7 +40,17 @@ export function teamNameOf(name: string): string {
 
 /** A store URL fit for logs and messages: the password replaced. */
 export function redactUrl(url: string): string {
-  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
+  // Parsed as the driver parses it (the last @ ends the password); a URL that does not parse is not shown at all.
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // Without an @ it names no user and no password (a typo of "files", say): shown as written.
+    return url.includes('@') ? '(a store URL that does not parse; not shown)' : url;
+  }
+  if (parsed.password) parsed.password = '***';
+  for (const key of ['password', 'sslpassword']) if (parsed.searchParams.has(key)) parsed.searchParams.set(key, '***');
+  return parsed.toString();
 }
 
 /** How `teamd status` and logs name a store. */

@@ -25,7 +25,8 @@ export function cleanUpAfterEarlierDaemon(paths: StatePaths, logger: Logger): vo
   sweepTemps(paths, logger);
 }
 
-function sweepTemps(paths: StatePaths, logger: Logger): void {
+/** Removes the temp files of writers that died mid-write (their pid is gone) from the state folders. */
+export function sweepTemps(paths: StatePaths, logger: Logger): void {
   const temps = sweepDeadTempFiles(stateFolders(paths), isAlive);
   if (temps.length > 0) logger.info({ files: temps }, 'removed temp files of writers that died mid-write');
 }

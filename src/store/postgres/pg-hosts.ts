@@ -17,7 +17,8 @@ const hostAnswerSchema = z.union([
 /**
  * Hosts of a team in PostgreSQL. The database's clock decides expiry (now() - heartbeat_at), so
  * hosts' clocks need not agree. Marking a host lost takes its row with FOR UPDATE SKIP LOCKED:
- * when two daemons notice at once, one of them reclaims.
+ * when two daemons notice at once, one of them reclaims. Heartbeats go over a connection of their
+ * own (`beats`), so no other work of this process can hold one up waiting for a connection.
  */
 export class PgHosts implements HostRegistry {
   constructor(
@@ -25,12 +26,13 @@ export class PgHosts implements HostRegistry {
     private readonly team: string,
     private readonly board: TaskBoard,
     private readonly logger: Logger,
+    private readonly beats: Pool = pool,
   ) {}
 
   async heartbeat(host: string, pid: number): Promise<void> {
     try {
-      await this.pool.query('INSERT INTO teamd_teams (team) VALUES ($1) ON CONFLICT DO NOTHING', [this.team]);
-      await this.pool.query(
+      await this.beats.query('INSERT INTO teamd_teams (team) VALUES ($1) ON CONFLICT DO NOTHING', [this.team]);
+      await this.beats.query(
         `INSERT INTO teamd_hosts (team, host, pid, started_at, heartbeat_at, lost_at, stopped_at) VALUES ($1, $2, $3, now(), now(), NULL, NULL)
          ON CONFLICT (team, host) DO UPDATE SET pid = excluded.pid, heartbeat_at = now(), lost_at = NULL, stopped_at = NULL`,
         [this.team, host, pid],
@@ -66,22 +68,37 @@ export class PgHosts implements HostRegistry {
       return found;
     });
     const reclaimed: Reclaimed[] = [];
-    for (const { host, members, stopped } of lost) {
-      const released: number[] = [];
-      for (const name of members) {
-        for (const task of await this.board.ownedBy(name)) {
-          try {
-            // Fenced by the claim seen: a task its holder finished (or that moved on) meanwhile is left alone.
-            await this.board.release(task.id, { owner: name, claim: task.claim });
-            released.push(task.id);
-          } catch (error) {
-            this.logger.warn({ err: error, taskId: task.id, host }, 'could not give back a task of a lost host');
-          }
-        }
-      }
-      reclaimed.push({ host, members, released, stopped });
+    for (const { host, members, stopped } of lost) reclaimed.push({ host, members, released: await this.giveBack(host, members), stopped });
+    // A task that could not be given back at once (its row locked by a session of the lost host,
+    // which the lock timeout does not wait out) is given back at a later look.
+    const stranded = await this.pool.query<{ host: string; name: string }>(
+      `SELECT m.host, m.name FROM teamd_members m JOIN teamd_hosts h ON h.team = m.team AND h.host = m.host
+       WHERE m.team = $1 AND h.lost_at IS NOT NULL AND m.host <> $2`,
+      [this.team, self],
+    );
+    const fresh = new Set(lost.map((found) => found.host));
+    for (const { host, name } of stranded.rows.filter((row) => !fresh.has(row.host))) {
+      const released = await this.giveBack(host, [name]);
+      if (released.length > 0) this.logger.info({ host, teammate: name, released }, 'gave back tasks of a lost host that were locked before');
     }
     return reclaimed;
+  }
+
+  /** The in-progress tasks of a lost host's teammates back to the board, each fenced by the claim seen; those that cannot be now are left for the next look. */
+  private async giveBack(host: string, members: readonly string[]): Promise<number[]> {
+    const released: number[] = [];
+    for (const name of members) {
+      for (const task of await this.board.ownedBy(name)) {
+        try {
+          // Fenced by the claim seen: a task its holder finished (or that moved on) meanwhile is left alone.
+          await this.board.release(task.id, { owner: name, claim: task.claim });
+          released.push(task.id);
+        } catch (error) {
+          this.logger.warn({ err: error, taskId: task.id, host }, 'could not give back a task of a lost host now; trying again at the next look');
+        }
+      }
+    }
+    return released;
   }
 
   async ask(host: string, request: HostRequest): Promise<string> {

@@ -6,13 +6,52 @@ import { redactUrl } from '../store-setting.js';
 export const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
+ * The bounds every teamd session runs under (docs/stores.md, "Timing"), each shorter than the
+ * default host lease (30 s): a lock waited for at most LOCK_TIMEOUT_MS (then the statement fails
+ * and is tried again later), a statement at most STATEMENT_TIMEOUT_MS, a transaction left idle by
+ * a paused or vanished client is ended by the server after IDLE_IN_TRANSACTION_MS (its locks
+ * freed), and TCP keepalives find a dead peer instead of the system's two hours.
+ */
+export const SESSION_BOUNDS = {
+  lockTimeoutMs: 5_000,
+  statementTimeoutMs: 20_000,
+  idleInTransactionMs: 25_000,
+  keepAliveDelayMs: 10_000,
+} as const;
+
+/** The connection settings of every teamd session: the URL, the connect timeout, the bounds. */
+export function sessionConfig(url: string): pg.ClientConfig {
+  return {
+    connectionString: url,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    lock_timeout: SESSION_BOUNDS.lockTimeoutMs,
+    statement_timeout: SESSION_BOUNDS.statementTimeoutMs,
+    idle_in_transaction_session_timeout: SESSION_BOUNDS.idleInTransactionMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: SESSION_BOUNDS.keepAliveDelayMs,
+  };
+}
+
+/**
  * A pool of connections to a PostgreSQL store, as every part of teamd opens one. An idle
  * connection the server drops emits 'error' on the pool: logged here, since without a listener
  * it would end the process. allowExitOnIdle: a command ends when its work is done, without
  * waiting for idle connections to time out.
  */
 export function createPool(url: string, max: number, logger: Logger): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
+  const pool = new pg.Pool({ ...sessionConfig(url), max, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
   pool.on('error', (error) => logger.warn({ err: error, store: redactUrl(url) }, 'a pooled store connection failed; it is replaced on next use'));
   return pool;
+}
+
+/**
+ * One connection of its own (the listener's), connected, with an 'error' listener from before its
+ * first await: a database that goes away while it connects or before its owner listens would
+ * otherwise end the process with an unhandled 'error' event.
+ */
+export async function connectClient(url: string, logger: Logger): Promise<pg.Client> {
+  const client = new pg.Client(sessionConfig(url));
+  client.on('error', (error) => logger.debug({ err: error, store: redactUrl(url) }, 'a store connection failed'));
+  await client.connect();
+  return client;
 }

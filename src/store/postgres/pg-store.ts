@@ -8,7 +8,7 @@ import type { StatePaths } from '../../paths.js';
 import type { OpenStoreDeps } from '../open-store-deps.js';
 import type { TeamStore, StoreSetting } from '../../contracts/team-store.js';
 import { PgBoard } from './pg-board.js';
-import { CONNECT_TIMEOUT_MS, createPool } from './pg-pool.js';
+import { connectClient, createPool } from './pg-pool.js';
 import { PgListener } from './pg-listener.js';
 import { notifiedBell } from '../store-bell.js';
 import { PgMailStore } from './pg-mail-store.js';
@@ -27,21 +27,20 @@ type PgSetting = Extract<StoreSetting, { kind: 'postgres' }>;
 export async function openPgStore(setting: PgSetting, deps: OpenStoreDeps): Promise<TeamStore> {
   const { paths, logger } = deps;
   const pool = createPool(setting.url, deps.poolSize ?? 4, logger);
+  // The daemon's heartbeats, on a connection no other work waits for (opened on first use: teammates never beat).
+  const beats = createPool(setting.url, 1, logger);
   try {
     if (deps.migrate) await migrate(pool);
     if (deps.shareKey || deps.migrate) await syncProtocolKey(pool, setting.team, paths);
   } catch (error) {
     await pool.end().catch(() => undefined);
+    await beats.end().catch(() => undefined);
     throw storeError(error);
   }
   const key = new ProtocolKey(paths.protocolKey);
   const listen: TeamStore['listen'] = async (wanted, ring) =>
     PgListener.open({
-      connect: async () => {
-        const client = new pg.Client({ connectionString: setting.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-        await client.connect();
-        return client;
-      },
+      connect: () => connectClient(setting.url, logger),
       team: setting.team,
       onEvent: (event) => {
         if (wanted(event)) ring();
@@ -54,7 +53,7 @@ export async function openPgStore(setting: PgSetting, deps: OpenStoreDeps): Prom
   return {
     setting,
     board,
-    hosts: new PgHosts(pool, setting.team, board, logger),
+    hosts: new PgHosts(pool, setting.team, board, logger, beats),
     mail: new PgMailStore({ pool, team: setting.team, key, logger, listen, ...(patience ? { patience } : {}) }),
     members: new PgMembers(pool, setting.team),
     shared: { team: setting.team, host: setting.host },
@@ -64,6 +63,7 @@ export async function openPgStore(setting: PgSetting, deps: OpenStoreDeps): Prom
     listen,
     close: async () => {
       if (!pool.ended) await pool.end();
+      if (!beats.ended) await beats.end();
     },
   };
 }

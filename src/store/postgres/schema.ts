@@ -104,7 +104,14 @@ const MIGRATION_LOCK = 0x7465616d; // "team"
  */
 export async function migrate(pool: Pool): Promise<{ from: number; to: number; applied: number[] }> {
   const client = await pool.connect();
+  let broken = false;
+  const lost = (): void => {
+    broken = true;
+  };
+  client.on('error', lost);
   try {
+    // Daemons starting together wait their turn: the migration, not a stuck session, holds this lock.
+    await client.query("SET lock_timeout = '60s'");
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
       await client.query(
@@ -132,9 +139,11 @@ export async function migrate(pool: Pool): Promise<{ from: number; to: number; a
       return { from, to: SCHEMA_VERSION, applied };
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+      await client.query('RESET lock_timeout');
     }
   } finally {
-    client.release();
+    client.removeListener('error', lost);
+    client.release(broken);
   }
 }
 
@@ -148,9 +157,12 @@ export async function schemaVersion(pool: Pool): Promise<number> {
   const exists = await pool.query<{ found: string | null }>("SELECT to_regclass('teamd_schema') AS found");
   if (exists.rows[0]?.found === null) return 0;
   const client = await pool.connect();
+  const lost = (): void => {};
+  client.on('error', lost);
   try {
     return await currentVersion(client);
   } finally {
+    client.removeListener('error', lost);
     client.release();
   }
 }

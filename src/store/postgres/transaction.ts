@@ -20,6 +20,12 @@ async function transactionOnce<T>(pool: Pool, work: (client: PoolClient) => Prom
   for (let attempt = 1; ; attempt++) {
     const client = await connect(pool);
     let broken = false;
+    // A checked-out client has no listener of the pool's: a connection lost between two statements
+    // would end the process with an unhandled 'error' event. Noted here; the next statement fails.
+    const lost = (): void => {
+      broken = true;
+    };
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       const result = await work(client);
@@ -34,6 +40,7 @@ async function transactionOnce<T>(pool: Pool, work: (client: PoolClient) => Prom
       if (attempt < MAX_ATTEMPTS && isRetryable(error)) continue;
       throw storeError(error);
     } finally {
+      client.removeListener('error', lost);
       client.release(broken);
     }
   }
@@ -69,6 +76,13 @@ export function storeError(error: unknown): unknown {
   // Not the database's: a file of ours (the protocol key, say) that could not be written.
   if (typeof error === 'object' && error !== null && 'syscall' in error && !/^(ECONN|ENOTFOUND|ETIMEDOUT|EHOSTUNREACH|EPIPE)/.test(code)) {
     return new TeamdError('IO', message, { cause: error });
+  }
+  if (/client password must be a string/i.test(message)) {
+    return new TeamdError(
+      'USAGE',
+      'the PostgreSQL store asks for a password and none was given: put it in the URL (postgres://user:PASSWORD@host/db, set through TEAMD_STORE so that ps never shows it), in PGPASSWORD, or in ~/.pgpass',
+      { cause: error },
+    );
   }
   if (code === '42P01') {
     return new TeamdError('STORE_UNAVAILABLE', `the PostgreSQL store has no teamd tables yet: run teamd store init (${message})`, { cause: error });
