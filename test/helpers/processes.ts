@@ -16,12 +16,21 @@ export interface RunResult {
 /** Runs the real CLI (built dist/ behind bin/teamd) as a child process. */
 export function runTeamd(
   args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; uid?: number; gid?: number } = {},
+  options: {
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+    input?: string;
+    uid?: number;
+    gid?: number;
+    /** A command the CLI runs under (`ip netns exec <ns>`: a daemon in a network namespace). */
+    wrap?: readonly string[];
+  } = {},
 ): Promise<RunResult> {
+  const [file, ...prefix] = options.wrap && options.wrap.length > 0 ? [...options.wrap, process.execPath] : [process.execPath];
   return new Promise((resolve) => {
     const child = execFile(
-      process.execPath,
-      [TEAMD_BIN, ...args],
+      file!,
+      [...prefix, TEAMD_BIN, ...args],
       {
         cwd: options.cwd ?? REPO_ROOT,
         env: withoutTeamdDir(options.env),

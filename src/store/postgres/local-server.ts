@@ -62,7 +62,14 @@ function asServerUser(command: string, args: readonly string[]): [string, string
  * process ends, however it ends, the pipe closes and the shell stops the server (fast shutdown),
  * so no server outlives its test run.
  */
-export async function startLocalServer(options: { readonly startTimeoutMs?: number; readonly durable?: boolean } = {}): Promise<LocalServer> {
+export async function startLocalServer(
+  options: {
+    readonly startTimeoutMs?: number;
+    readonly durable?: boolean;
+    /** Also listen on every address, trusting clients of this subnet (CIDR): the partition test's hosts in their network namespaces. */
+    readonly network?: string;
+  } = {},
+): Promise<LocalServer> {
   const bin = findServerBinaries();
   if (!bin) {
     throw new TeamdError('USAGE', 'no PostgreSQL server found (initdb and postgres): install it (apt-get install -y postgresql) or put its bin folder on PATH');
@@ -76,6 +83,7 @@ export async function startLocalServer(options: { readonly startTimeoutMs?: numb
     fs.rmSync(dir, { recursive: true, force: true });
     throw new TeamdError('IO', `initdb failed: ${(init.stderr || init.stdout || String(init.error)).trim().split('\n').slice(-3).join(' ')}`);
   }
+  if (options.network) fs.appendFileSync(path.join(data, 'pg_hba.conf'), `host all all ${options.network} trust\n`);
   const port = await freePort();
   const serverArgs = [
     '-D',
@@ -85,7 +93,7 @@ export async function startLocalServer(options: { readonly startTimeoutMs?: numb
     '-k',
     dir,
     '-c',
-    'listen_addresses=127.0.0.1',
+    `listen_addresses=${options.network ? '*' : '127.0.0.1'}`,
     '-c',
     'max_connections=300',
     // Tests need no durability, and are faster without it; the bench measures a durable server.

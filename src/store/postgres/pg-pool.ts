@@ -17,13 +17,19 @@ export const SESSION_BOUNDS = {
   statementTimeoutMs: 20_000,
   idleInTransactionMs: 25_000,
   keepAliveDelayMs: 10_000,
+  /** This side's wait for an answer: past it a query fails here, the database unreachable (a cut link answers nothing, ever). */
+  queryTimeoutMs: 25_000,
 } as const;
 
+/** A heartbeat's wait for an answer: a beat that cannot land within it is a failed beat, not a hung one. */
+export const BEAT_TIMEOUT_MS = 5_000;
+
 /** The connection settings of every teamd session: the URL, the connect timeout, the bounds. */
-export function sessionConfig(url: string): pg.ClientConfig {
+export function sessionConfig(url: string, queryTimeoutMs: number = SESSION_BOUNDS.queryTimeoutMs): pg.ClientConfig {
   return {
     connectionString: url,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    query_timeout: queryTimeoutMs,
     lock_timeout: SESSION_BOUNDS.lockTimeoutMs,
     statement_timeout: SESSION_BOUNDS.statementTimeoutMs,
     idle_in_transaction_session_timeout: SESSION_BOUNDS.idleInTransactionMs,
@@ -38,8 +44,8 @@ export function sessionConfig(url: string): pg.ClientConfig {
  * it would end the process. allowExitOnIdle: a command ends when its work is done, without
  * waiting for idle connections to time out.
  */
-export function createPool(url: string, max: number, logger: Logger): pg.Pool {
-  const pool = new pg.Pool({ ...sessionConfig(url), max, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
+export function createPool(url: string, max: number, logger: Logger, queryTimeoutMs?: number): pg.Pool {
+  const pool = new pg.Pool({ ...sessionConfig(url, queryTimeoutMs), max, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
   pool.on('error', (error) => logger.warn({ err: error, store: redactUrl(url) }, 'a pooled store connection failed; it is replaced on next use'));
   return pool;
 }

@@ -8,7 +8,7 @@ import type { StatePaths } from '../../paths.js';
 import type { OpenStoreDeps } from '../open-store-deps.js';
 import type { TeamStore, StoreSetting } from '../../contracts/team-store.js';
 import { PgBoard } from './pg-board.js';
-import { connectClient, createPool } from './pg-pool.js';
+import { BEAT_TIMEOUT_MS, connectClient, createPool } from './pg-pool.js';
 import { PgListener } from './pg-listener.js';
 import { notifiedBell } from '../store-bell.js';
 import { PgMailStore } from './pg-mail-store.js';
@@ -28,7 +28,7 @@ export async function openPgStore(setting: PgSetting, deps: OpenStoreDeps): Prom
   const { paths, logger } = deps;
   const pool = createPool(setting.url, deps.poolSize ?? 4, logger);
   // The daemon's heartbeats, on a connection no other work waits for (opened on first use: teammates never beat).
-  const beats = createPool(setting.url, 1, logger);
+  const beats = createPool(setting.url, 1, logger, BEAT_TIMEOUT_MS);
   try {
     if (deps.migrate) await migrate(pool);
     if (deps.shareKey || deps.migrate) await syncProtocolKey(pool, setting.team, paths);
