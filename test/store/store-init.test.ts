@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { runTeamd } from '../helpers/processes.js';
-import { onBeforeTempRemoval } from '../helpers/temp-dir.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { makeTempDir, onBeforeTempRemoval } from '../helpers/temp-dir.js';
 
 const url = inject('pgUrl');
 
@@ -26,7 +28,7 @@ describe.skipIf(url === null)('teamd store init', () => {
     expect(JSON.parse(first.stdout)).toMatchObject({ from: 0, to: 1, applied: [1] });
     const again = await runTeamd(['store', 'init', '--store', db]);
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain('schema already at version 1');
+    expect(again.stdout).toBe(`${db}: schema already at version 1\n`);
     const client = new pg.Client({ connectionString: db });
     await client.connect();
     onBeforeTempRemoval(() => client.end().catch(() => undefined));
@@ -35,6 +37,17 @@ describe.skipIf(url === null)('teamd store init', () => {
     const newer = await runTeamd(['store', 'init', '--store', db]);
     expect(newer.code).toBe(2);
     expect(newer.stderr).toContain('newer than this teamd');
+  });
+
+  it('teamd status names a database without teamd tables as not set up (teamd store init), not unreachable (issue 48)', async () => {
+    const db = await freshDatabase();
+    const dir = path.join(makeTempDir('teamd-ws-'), '.team');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ members: [], settings: { store: db } }));
+    const status = await runTeamd(['status', '--dir', dir]);
+    expect(status.stdout).toMatch(/^store: {2}.* \(NOT SET UP: teamd store init\)$/m);
+    expect(status.stdout).toContain('run teamd store init');
+    expect(status.stdout).not.toContain('UNREACHABLE');
   });
 
   it('refuses what is not a store, and a store that cannot be reached, in one line each', async () => {

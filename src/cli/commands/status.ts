@@ -49,7 +49,12 @@ export function statusCommand(io: Io): Command {
       const counted = await board.counts(FAILED_SHOWN).catch((error: unknown): BoardCounts => {
         if (!isTeamdError(error, 'STORE_UNAVAILABLE')) throw error;
         storeError = error.message;
-        needsYou.push(`${error.message}: the teammates wait for it (they neither spin nor fail their tasks); check the server named by the store setting`);
+        // A database without teamd's tables answers: it needs setting up, not waiting for.
+        needsYou.push(
+          notSetUp(error.message)
+            ? `${error.message}`
+            : `${error.message}: the teammates wait for it (they neither spin nor fail their tasks); check the server named by the store setting`,
+        );
         return { counts: noTasks(), failed: [], problems: [], held: [] };
       });
       const tasks = counted.counts;
@@ -114,7 +119,7 @@ export function statusCommand(io: Io): Command {
         );
         if (daemon?.sandbox) io.out(`sandbox: ${daemon.sandbox}\n`);
         io.out(`state:  ${paths.root}\n`);
-        io.out(`store:  ${storeName}${storeError ? ' (UNREACHABLE)' : ''}\n`);
+        io.out(`store:  ${storeName}${storeError ? (notSetUp(storeError) ? ' (NOT SET UP: teamd store init)' : ' (UNREACHABLE)') : ''}\n`);
         if (hosts.length > 0)
           io.out(
             `hosts:  ${hosts.map((h) => `${h.host}${h.host === ownHost ? ' (this one)' : ''} ${h.lost ? 'LOST' : h.stopped ? 'stopped' : 'up'}, heartbeat ${formatDuration(now.getTime() - Date.parse(h.heartbeatAt))} ago`).join('; ')}\n`,
@@ -214,4 +219,9 @@ function heldByStrangers(held: BoardCounts['held'], members: readonly { readonly
   return held
     .filter((task) => !names.has(task.owner))
     .map((task) => `task ${task.id} is held by ${task.owner}, who is not a teammate: if nobody works on it, put it back with teamd task release ${task.id}`);
+}
+
+/** The store answered, but has no teamd tables yet (store/postgres/transaction.ts says so). */
+function notSetUp(message: string): boolean {
+  return message.includes('run teamd store init');
 }

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { isTeamdError, TeamdError } from '../../errors.js';
 import { createLogger } from '../../log/logger.js';
-import { describeStore, parseStore, sameStore, sharedStoreUrl, startFlagsFor, storeSetting } from '../../store/store-setting.js';
+import { describeStore, parseStore, redactUrl, sameStore, sharedStoreUrl, startFlagsFor, storeSetting } from '../../store/store-setting.js';
 import { openDump } from '../../store/open/open-dump.js';
 import { type StoreSetting } from '../../contracts/team-store.js';
 import { copyTeam } from '../../store/store-copy.js';
@@ -31,12 +31,14 @@ export function storeCommand(io: Io): Command {
       const url = sharedStoreUrl(setting, 'the file store needs no init: give --store postgres://… (or set the store setting)');
       const { migrateStore } = await import('../../store/postgres/store-admin.js');
       const outcome = await migrateStore(url, createLogger());
-      if (options.json) printJson(io, { store: describeStore(setting), ...outcome });
+      // The tables are the database's, not one team's: named by the URL alone (outside a team there is no team to name).
+      const where = redactUrl(url);
+      if (options.json) printJson(io, { store: where, ...outcome });
       else
         io.out(
           outcome.applied.length === 0
-            ? `${describeStore(setting)}: schema already at version ${outcome.to}\n`
-            : `${describeStore(setting)}: schema version ${outcome.from} -> ${outcome.to} (applied ${outcome.applied.join(', ')})\n`,
+            ? `${where}: schema already at version ${outcome.to}\n`
+            : `${where}: schema version ${outcome.from} -> ${outcome.to} (applied ${outcome.applied.join(', ')})\n`,
         );
     });
   withCommonOptions(
