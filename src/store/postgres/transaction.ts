@@ -69,7 +69,7 @@ export function storeError(error: unknown): unknown {
   // Connection-level failures: the socket, DNS, authentication, the server shutting down.
   if (
     /^(ECONN|ENOTFOUND|ETIMEDOUT|EHOSTUNREACH|EPIPE|28|57P|08)/.test(code) ||
-    /Connection terminated|timeout exceeded when trying to connect|Query read timeout/i.test(message)
+    /Connection terminated|not queryable|timeout exceeded when trying to connect|Query read timeout/i.test(message)
   ) {
     return new TeamdError('STORE_UNAVAILABLE', `the PostgreSQL store is unreachable: ${message}`, { cause: error });
   }
