@@ -18,11 +18,13 @@ export function cleanUpAfterTeam(paths: StatePaths, logger: Logger): void {
   sweepTemps(paths, logger);
 }
 
-/** Before a daemon resumes any task: every process an earlier daemon of this folder left, and dead writers' temp files. */
+/**
+ * Before a daemon resumes any task: every process an earlier daemon of this folder left. (Dead
+ * writers' temp files it swept first thing at start, before opening the store: sweepTemps.)
+ */
 export function cleanUpAfterEarlierDaemon(paths: StatePaths, logger: Logger): void {
   const leftovers = killLeftoversOfStateDir(paths.root);
   if (leftovers.length > 0) logger.warn({ pids: leftovers }, 'killed processes an earlier daemon of this folder left running');
-  sweepTemps(paths, logger);
 }
 
 /** Removes the temp files of writers that died mid-write (their pid is gone) from the state folders. */

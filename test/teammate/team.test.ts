@@ -26,6 +26,25 @@ async function spawn(dir: string, name: string, ...extra: string[]): Promise<voi
   expect(result.code, result.stderr).toBe(0);
 }
 
+/**
+ * alice working on a task of three commands, inside the second: a loop that waits while the
+ * folder gate exists, touching waiting meanwhile (remove gate to let it finish).
+ */
+async function aliceInsideSlowTask() {
+  const { ws, dir } = workspace();
+  const { board } = openBoard(dir);
+  await startDaemon(dir);
+  await spawn(dir, 'alice');
+  await waitFor(() => member(dir, 'alice')?.status === 'idle', 'alice idle');
+  fs.mkdirSync(path.join(ws, 'gate'));
+  await board.add({
+    subject: 'slow',
+    description: sh('echo started >> run.log', 'while [ -d gate ]; do touch waiting; sleep 0.05; done', 'echo finished > done.txt'),
+  });
+  await waitFor(() => fs.existsSync(path.join(ws, 'waiting')), 'alice inside the slow command');
+  return { ws, dir, board };
+}
+
 describe('a team on the offline model (real daemon, forked teammates, real SDK over 127.0.0.1)', () => {
   it('completes tasks with dependencies, each exactly once, in dependency order, with the files they write', async () => {
     const { ws, dir } = workspace();
@@ -182,18 +201,8 @@ describe('a team on the offline model (real daemon, forked teammates, real SDK o
   });
 
   it('a teammate killed -9 mid-task is restarted and the task still gets done, once', async () => {
-    const { ws, dir } = workspace();
-    const { board } = openBoard(dir);
-    await startDaemon(dir);
-    await spawn(dir, 'alice');
-    await waitFor(() => member(dir, 'alice')?.status === 'idle', 'alice idle');
-    fs.mkdirSync(path.join(ws, 'gate'));
-    await board.add({
-      subject: 'slow',
-      description: sh('echo started >> run.log', 'while [ -d gate ]; do touch waiting; sleep 0.05; done', 'echo finished > done.txt'),
-    });
     // Inside the second command: the first one's result is already saved in alice's session.
-    await waitFor(() => fs.existsSync(path.join(ws, 'waiting')), 'alice inside the slow command');
+    const { ws, dir, board } = await aliceInsideSlowTask();
     const pid = member(dir, 'alice')!.pid!;
     process.kill(pid, 'SIGKILL');
     await waitFor(() => member(dir, 'alice')?.pid && member(dir, 'alice')?.pid !== pid, 'alice restarted');
@@ -207,17 +216,7 @@ describe('a team on the offline model (real daemon, forked teammates, real SDK o
   });
 
   it('a teammate killed -9 twice in a row hands its task back meanwhile, then claims it again and resumes it: done once, its progress kept (issue 47)', async () => {
-    const { ws, dir } = workspace();
-    const { board } = openBoard(dir);
-    await startDaemon(dir);
-    await spawn(dir, 'alice');
-    await waitFor(() => member(dir, 'alice')?.status === 'idle', 'alice idle');
-    fs.mkdirSync(path.join(ws, 'gate'));
-    await board.add({
-      subject: 'slow',
-      description: sh('echo started >> run.log', 'while [ -d gate ]; do touch waiting; sleep 0.05; done', 'echo finished > done.txt'),
-    });
-    await waitFor(() => fs.existsSync(path.join(ws, 'waiting')), 'alice inside the slow command');
+    const { ws, dir, board } = await aliceInsideSlowTask();
     const first = member(dir, 'alice')!.pid!;
     fs.rmSync(path.join(ws, 'waiting'));
     process.kill(first, 'SIGKILL');
