@@ -26,10 +26,12 @@ export function runTeamd(
     wrap?: readonly string[];
   } = {},
 ): Promise<RunResult> {
-  const [file, ...prefix] = options.wrap && options.wrap.length > 0 ? [...options.wrap, process.execPath] : [process.execPath];
+  const command = options.wrap && options.wrap.length > 0 ? [...options.wrap, process.execPath] : [process.execPath];
+  const file = command[0] ?? process.execPath;
+  const prefix = command.slice(1);
   return new Promise((resolve) => {
     const child = execFile(
-      file!,
+      file,
       [...prefix, TEAMD_BIN, ...args],
       {
         cwd: options.cwd ?? REPO_ROOT,

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { isTeamdError, TeamdError } from '../../errors.js';
 import { createLogger } from '../../log/logger.js';
-import { describeStore, parseStore, redactUrl, sameStore, sharedStoreUrl, startFlagsFor, storeSetting } from '../../store/store-setting.js';
+import { parseStore, redactUrl, sameStore, sharedStoreUrl, startFlagsFor, storeSetting } from '../../store/store-setting.js';
 import { openDump } from '../../store/open/open-dump.js';
 import { type StoreSetting } from '../../contracts/team-store.js';
 import { copyTeam } from '../../store/store-copy.js';
