@@ -31,6 +31,12 @@ export interface AgentDeps {
   readonly maxTokensCap?: number;
   /** Checked before each model call and after each tool call. */
   readonly shouldStop: () => boolean;
+  /**
+   * The work in hand is no longer this teammate's (its task was taken back): like a stop, but the
+   * process goes on, so the calls of the last answer are answered (cut short, or not run) and the
+   * conversation stays whole. The caller aborts `ctx.signal` with it.
+   */
+  readonly shouldLeave?: () => boolean;
   /** Puts what arrived meanwhile (messages) into the conversation; called before each model call. */
   readonly absorbInput?: (messages: ChatMessage[]) => void | Promise<void>;
   /** True when the next call would exceed the token budget. */
@@ -40,6 +46,7 @@ export interface AgentDeps {
 }
 
 const MAX_CONTINUES = 3;
+const NOT_RUN = '[teamd:interrupted]\nThis call was not run: the work it was for is no longer yours.';
 const DEFAULT_MAX_STEPS = 100;
 
 /**
@@ -63,8 +70,9 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
   let windowFull = false;
   /** The window the API stated in its "prompt is too long", in the estimate's units: the next compaction cuts by it. */
   let statedWindow: number | undefined;
+  const stops = (): boolean => deps.shouldStop() || deps.shouldLeave?.() === true;
   for (let steps = 0; ; steps++) {
-    if (deps.shouldStop()) return yield { type: 'turn_end', reason: 'stopped' };
+    if (stops()) return yield { type: 'turn_end', reason: 'stopped' };
     if (steps >= (deps.maxSteps ?? DEFAULT_MAX_STEPS)) return yield { type: 'turn_end', reason: 'step_limit' };
     if (!extending) await deps.absorbInput?.(messages);
     if (deps.overBudget(messages)) return yield { type: 'turn_end', reason: 'budget' };
@@ -72,7 +80,7 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
     const system = typeof deps.system === 'string' ? deps.system : deps.system();
     try {
       await deps.tools.settled(deps.ctx.signal);
-      if (deps.shouldStop()) return yield { type: 'turn_end', reason: 'stopped' };
+      if (stops()) return yield { type: 'turn_end', reason: 'stopped' };
       const compaction = await deps.compactor.compact(messages, system, deps.tools.apiTools(), windowFull, statedWindow);
       windowFull = false;
       statedWindow = undefined;
@@ -81,7 +89,7 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
       response = await deps.model.create({ system, messages, tools: deps.tools.apiTools(), maxTokens }, deps.ctx.signal);
     } catch (error) {
       // A call cut short by a stop is not a failure: the work resumes after the restart.
-      if (deps.shouldStop() || failureClass(error) === 'aborted') return yield { type: 'turn_end', reason: 'stopped' };
+      if (stops() || failureClass(error) === 'aborted') return yield { type: 'turn_end', reason: 'stopped' };
       if (failureClass(error) !== 'prompt_too_long' || tooLong >= 2) return yield { type: 'error', error };
       // Too long: summarize first; still too long (or the summary itself was): start over from identity, task and summary.
       tooLong++;
@@ -136,6 +144,10 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
     // Calls of a concurrent tool (helpers) next to each other start together; every other call waits for the one before it.
     const started = new Map<string, Promise<ToolResult>>();
     for (const [i, use] of uses.entries()) {
+      if (!started.has(use.id) && deps.shouldLeave?.()) {
+        results.push({ type: 'tool_result', tool_use_id: use.id, content: NOT_RUN, is_error: true });
+        continue;
+      }
       if (!started.has(use.id) && deps.tools.concurrent(use.name))
         for (const next of uses.slice(i)) {
           if (!deps.tools.concurrent(next.name)) break;
@@ -153,7 +165,7 @@ export async function* runAgent(messages: ChatMessage[], deps: AgentDeps): Async
     messages.push({ role: 'user', content: results });
     yield { type: 'step' };
     if (idle) return yield { type: 'turn_end', reason: 'idle' };
-    if (deps.shouldStop()) return yield { type: 'turn_end', reason: 'stopped' };
+    if (stops()) return yield { type: 'turn_end', reason: 'stopped' };
   }
 }
 

@@ -23,7 +23,11 @@ export interface Reclaimed {
  * silent for longer than the lease is lost, and one surviving daemon gives its tasks back.
  */
 export interface HostRegistry {
-  heartbeat(host: string, pid: number): Promise<void>;
+  /**
+   * Renews this host's lease. `lost`: it had been counted lost since its last beat (its teammates'
+   * tasks went back to the board, and may be someone else's now): its teammates look at once.
+   */
+  heartbeat(host: string, pid: number): Promise<{ readonly lost: boolean }>;
   /** This host's daemon stops cleanly: no lease to wait out, other hosts take its teammates' tasks at their next beat. */
   leave(host: string): Promise<void>;
   /** Finds hosts (other than `self`) silent for `leaseMs` or stopped, marks each once, and releases its members' tasks. */

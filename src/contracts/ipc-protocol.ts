@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { storeEventSchema } from './team-store.js';
 
 /** Worker -> daemon, over the fork IPC channel. */
 export const workerMessageSchema = z.discriminatedUnion('type', [
@@ -43,5 +44,13 @@ export const daemonMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('shutdown'), reason: z.string() }),
   /** Ready work appeared that this idle teammate can take; `task` is the one the daemon saw first (a hint: claim it or any other). */
   z.object({ type: z.literal('wake'), task: z.number().int().positive().nullable() }),
+  /**
+   * A change the daemon heard of in a store with notifications (PostgreSQL), relayed so that a
+   * host keeps one listening connection: a message to this teammate, or null when changes may
+   * have been missed (the daemon's listening connection is back after a loss: look again).
+   */
+  z.object({ type: z.literal('store-event'), event: storeEventSchema.nullable() }),
+  /** Its host had been counted lost, and its tasks given back: a task it holds may be someone else's now, so it looks. */
+  z.object({ type: z.literal('recheck-claim') }),
 ]);
 export type DaemonMessage = z.infer<typeof daemonMessageSchema>;

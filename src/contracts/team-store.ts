@@ -72,9 +72,11 @@ export interface TeamStore {
   /** The daemon's mark of its looks at the board, where the store keeps one (the file store); null where a look costs no scan. */
   readonly boardLooks: BoardLooks | null;
   /**
-   * Calls `ring` for each change `wanted` accepts. The file store returns null: its readers
-   * watch the files themselves (watch/doorbell.ts). PostgreSQL: LISTEN/NOTIFY.
+   * Calls `ring` with each change `wanted` accepts, and without one when changes may have been
+   * missed (a listening connection back after a loss: look again). The file store returns null:
+   * its readers watch the files themselves (watch/doorbell.ts). PostgreSQL: LISTEN/NOTIFY, one
+   * connection per process, or (a teammate) the events its daemon relays.
    */
-  listen(wanted: (event: StoreEvent) => boolean, ring: () => void): Promise<{ close(): Promise<void> } | null>;
+  listen(wanted: (event: StoreEvent) => boolean, ring: (event?: StoreEvent) => void): Promise<{ close(): Promise<void> } | null>;
   close(): Promise<void>;
 }

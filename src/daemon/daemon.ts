@@ -24,6 +24,7 @@ import { RequestScanKeeper } from '../inbox/request-scan.js';
 import { ControlServer } from './control-server.js';
 import type { ControlRequest } from '../contracts/control-protocol.js';
 import { acquirePidFile, releasePidFile, type PidInfo } from '../proc/pid-file.js';
+import { relayTeammateEvents } from './event-relay.js';
 import { SharedHost } from './shared-host.js';
 import { openOfflineModel } from './offline-model.js';
 
@@ -71,6 +72,7 @@ export class Daemon {
     private readonly store: TeamStore,
     private readonly shared: SharedHost | null,
     private readonly storeWait: AbortController,
+    private readonly relay: { close(): Promise<void> } | null,
   ) {
     this.info = info;
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
@@ -88,6 +90,7 @@ export class Daemon {
     let scheduler: Scheduler | null = null;
     let store: TeamStore | null = null;
     let shared: SharedHost | null = null;
+    let relay: { close(): Promise<void> } | null = null;
     const storeWait = new AbortController();
     try {
       // A shared store gets this host's roster on every change (once the store is open, below).
@@ -98,6 +101,7 @@ export class Daemon {
         paths,
         logger,
         migrate: true,
+        part: 'daemon',
         // Looks, heartbeats and notices wait out a store outage; stopping ends the wait.
         patience: { maxWaitMs: 24 * 60 * 60_000, signal: storeWait.signal },
       });
@@ -141,7 +145,10 @@ export class Daemon {
         deliver: scheduledDelivery({ mailbox, board, members: () => roster.read().members, logger }),
         logger: logger.child({ component: 'scheduler' }),
       });
-      const daemon = new Daemon(options, supervisor, info, model, roster, scheduler, store, shared, storeWait);
+      // Before any teammate starts: in PostgreSQL its messages' notifications come through here.
+      const running = supervisor;
+      relay = await relayTeammateEvents(store, (name, message) => running.tell(name, message));
+      const daemon = new Daemon(options, supervisor, info, model, roster, scheduler, store, shared, storeWait, relay);
       // Before any task is resumed: nothing an earlier daemon's teammates started may run alongside its second run.
       cleanUpAfterEarlierDaemon(paths, logger);
       const inotify = inotifyWarning(roster.read().members.length);
@@ -158,6 +165,7 @@ export class Daemon {
       await shared?.close(false);
       await scheduler?.close();
       await supervisor?.stopAll();
+      await relay?.close();
       await model?.close();
       await store?.close();
       releasePidFile(paths);
@@ -195,6 +203,7 @@ export class Daemon {
       await this.shared?.stopServing();
       await this.scheduler.close();
       const rungs = await this.supervisor.stopAll();
+      await this.relay?.close();
       await this.server?.close();
       await this.model.close();
       // The roster as the team last sees it (every teammate stopped), then no more beats: other hosts take this one's tasks.

@@ -24,12 +24,18 @@ export class HostLease {
   private reclaiming: Promise<void> | null = null;
   private failing = false;
   private readonly beats: (() => void)[] = [];
+  private readonly returns: (() => void)[] = [];
 
   constructor(private readonly deps: HostLeaseDeps) {}
 
   /** Called after each beat: the safety re-check of whatever waits on a notification (other hosts' requests). */
   onBeat(listener: () => void): void {
     this.beats.push(listener);
+  }
+
+  /** Called when a beat finds this host had been counted lost: its teammates' tasks went back, and some may be others' now. */
+  onReturn(listener: () => void): void {
+    this.returns.push(listener);
   }
 
   async start(): Promise<void> {
@@ -58,9 +64,13 @@ export class HostLease {
   private async tick(): Promise<void> {
     const { deps } = this;
     try {
-      await deps.hosts.heartbeat(deps.host, deps.pid);
+      const { lost } = await deps.hosts.heartbeat(deps.host, deps.pid);
       if (this.failing) deps.logger.info('heartbeating in the store again');
       this.failing = false;
+      if (lost) {
+        deps.logger.warn("this host had been counted lost (its lease ran out): its teammates' tasks went back to the board; each teammate now drops a task that is no longer its own");
+        for (const listener of this.returns) listener();
+      }
     } catch (error) {
       if (!this.failing) deps.logger.warn({ err: error }, 'cannot heartbeat in the store; retrying at the next beat (other hosts may count this one lost)');
       this.failing = true;

@@ -73,7 +73,9 @@ export class SharedHost {
   }
 
   /** Heartbeats begin; other hosts' requests for this one are served, woken by NOTIFY and at each beat. */
-  async start(supervisor: Pick<Supervisor, 'spawn' | 'shutdown'>): Promise<void> {
+  async start(supervisor: Pick<Supervisor, 'spawn' | 'shutdown' | 'tell'>): Promise<void> {
+    // Back after being counted lost: a teammate still at a task given back stops at once, not at its next write.
+    this.lease.onReturn(() => supervisor.tell(null, { type: 'recheck-claim' }));
     await this.lease.start();
     const requests = new HostRequests(this.store.hosts!, this.host, supervisor, this.logger);
     const listening = await this.store.listen(

@@ -1,5 +1,6 @@
 import type { Logger } from '../log/logger.js';
 import type { StatePaths } from '../paths.js';
+import type { TeamStore } from '../contracts/team-store.js';
 
 /** What opening a store needs besides its setting (open-store.ts, and each store's own opener). */
 export interface OpenStoreDeps {
@@ -17,8 +18,16 @@ export interface OpenStoreDeps {
    * so it still answers when the store is down.
    */
   readonly shareKey?: boolean;
+  /** Which part of teamd opens it (`daemon`, a teammate's name; default `command`): its connections' name in pg_stat_activity. */
+  readonly part?: string;
   /** Brings a PostgreSQL store's schema up to date first (the daemon and teamd store init do). */
   readonly migrate?: boolean;
+  /**
+   * Where a PostgreSQL store's changes are heard when not on a connection of this process's own:
+   * a teammate hears of its messages from its daemon (teammate/relayed-events.ts), so a host
+   * keeps one listening connection however many teammates it runs.
+   */
+  readonly listen?: TeamStore['listen'];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { TeamdError } from '../errors.js';
 import { LEAD, LEAD_ROLE, type Member, type MemberStatus } from '../contracts/roster.js';
 import type { Bell } from '../contracts/team-store.js';
-import type { WorkerMessage } from '../contracts/ipc-protocol.js';
+import type { DaemonMessage, WorkerMessage } from '../contracts/ipc-protocol.js';
 import { cleanUpAfterTeam } from './clean-up.js';
 import { checkModelFor, writeBudget } from './member-settings.js';
 import { workerEnvFor } from './worker-env.js';
@@ -99,6 +99,11 @@ export class Supervisor {
     void this.wakes.follow(this.bell);
     // Work that arrived while no daemon ran is handed out now, not at the bell's first safety re-scan.
     this.wakes.schedule();
+  }
+
+  /** Passes something on to a running teammate (`null`: to every one); one without a process is not told. */
+  tell(name: string | null, message: DaemonMessage): void {
+    for (const [member, slot] of this.slots) if ((name === null || member === name) && slot.child) sendToMember(slot.child, message);
   }
 
   async spawn(spec: SpawnSpec): Promise<Member> {

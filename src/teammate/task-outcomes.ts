@@ -104,6 +104,14 @@ export class TaskOutcomes {
     }
   }
 
+  /** Its claim is still the board's: open, its own, and not claimed since (a reclaim by another host and back counts). */
+  async holdsClaim(taskId: number): Promise<boolean> {
+    // Not caught: a board that cannot be read says nothing about the claim.
+    const task = await this.deps.board.get(taskId);
+    const held = this.deps.claims.get(taskId);
+    return task.status === 'in_progress' && task.owner === this.deps.name && (held === undefined || task.claim === held);
+  }
+
   async ownsOpen(taskId: number): Promise<boolean> {
     try {
       const task = await this.deps.board.get(taskId);

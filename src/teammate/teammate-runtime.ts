@@ -45,6 +45,15 @@ export class TeammateRuntime {
     this.deps.bell.ring('change', false);
   }
 
+  /** Its host had been counted lost: work on a task that is no longer its own stops now (unit-work.ts). */
+  async recheckClaim(): Promise<void> {
+    try {
+      await this.unit.recheckClaim();
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'could not look whether its task is still its own; its next write to the board will tell');
+    }
+  }
+
   /** Works until it stops, sleeps or cannot go on; SessionEnd hooks hear why. */
   async run(): Promise<RuntimeEnd> {
     const end = await this.work();

@@ -20,6 +20,11 @@ import { teammateToolContext } from './runtime-tool-context.js';
  * idle loop around it is teammate-runtime.ts.
  */
 export class UnitWork {
+  /** The unit running now: aborted when its task turns out to be someone else's (recheckClaim). */
+  private unit: AbortController | null = null;
+  /** The task the running unit was stopped for: closed once the unit has ended. */
+  private takenBack: Task | null = null;
+
   constructor(
     private readonly deps: TeammateDeps,
     private readonly parts: RuntimeParts,
@@ -53,6 +58,12 @@ export class UnitWork {
     this.state.reportedToPerson = false;
     for (let reminders = 0, goalReminders = 0; ; reminders++) {
       const end = await this.runUnit();
+      if (this.takenBack) {
+        const task = this.takenBack;
+        this.takenBack = null;
+        if (this.currentTask?.id === task.id) this.closeTask(task, 'it went back to the board while your host was cut off from the team, and may be another teammate\'s now');
+        return;
+      }
       // A Stop hook that exits 2 sends the model back to work with its feedback (a bounded number of times).
       if (end.kind === 'turn_end' && end.reason === 'end_turn' && (await this.parts.hooks.stopContinues())) {
         reminders--;
@@ -149,14 +160,31 @@ export class UnitWork {
     return `the API refuses the MCP tool ${name}, which is no longer offered to ${this.deps.identity.name}`;
   }
 
+  /**
+   * Its host had been counted lost, so the task it holds may have gone back and on to someone
+   * else: if its claim is no longer the board's, the work on it stops now (a running command is
+   * ended, the calls answered), not at its next write, which the board would refuse anyway.
+   */
+  async recheckClaim(): Promise<void> {
+    const task = this.currentTask;
+    if (!task || (await this.parts.outcomes.holdsClaim(task.id))) return;
+    this.deps.logger.warn({ taskId: task.id }, 'this task went back to the board while this host was counted lost; stopping work on it');
+    if (this.unit && this.currentTask?.id === task.id) {
+      this.takenBack = task;
+      this.unit.abort(`task ${task.id} is no longer yours`);
+    } else if (this.currentTask?.id === task.id) this.closeTask(task, 'it went back to the board while your host was cut off from the team, and may be another teammate\'s now');
+  }
+
   private async runUnit(): Promise<UnitEnd> {
     this.state.busy = true;
     this.report('working');
     let end: UnitEnd = { kind: 'turn_end', reason: 'end_turn' };
+    const unit = (this.unit = new AbortController());
+    const signal = AbortSignal.any([this.stop, unit.signal]);
     const events = runAgent(this.deps.session.messages, {
       model: this.deps.model,
       tools: this.parts.tools,
-      ctx: teammateToolContext(this.deps, this.parts, this.stop, async (plan) => {
+      ctx: teammateToolContext(this.deps, this.parts, signal, async (plan) => {
         const requestId = await this.parts.plans.submit(plan, this.currentTask);
         this.save();
         return requestId;
@@ -166,6 +194,7 @@ export class UnitWork {
       maxTokens: this.deps.maxTokens,
       ...(this.deps.maxTokensCap ? { maxTokensCap: this.deps.maxTokensCap } : {}),
       shouldStop: () => this.stop.aborted || this.state.shutdownRequest !== null,
+      shouldLeave: () => unit.signal.aborted,
       absorbInput: async () => {
         await this.readInbox();
         this.parts.todos.remind(this.currentTask !== null);
@@ -177,6 +206,7 @@ export class UnitWork {
       if (event.type === 'error') end = { kind: 'error', error: event.error };
       await this.onEvent(event);
     }
+    this.unit = null;
     this.state.busy = false;
     this.save();
     return end;

@@ -11,6 +11,7 @@ import { LastGoodRoster } from '../roster/last-good-roster.js';
 import { leadPowers } from './lead-powers.js';
 import { scanFileOf } from '../inbox/request-scan.js';
 import { SPAWNED_BY_ENV, spawnMarker } from '../supervisor/leftovers.js';
+import { relayedListen } from './relayed-events.js';
 import { processDaemonLink, type DaemonLink } from './daemon-link.js';
 import { SessionStore } from './session-store.js';
 import { BackgroundJobs, DEFAULT_JOB_LIMITS } from '../jobs/background-jobs.js';
@@ -84,7 +85,11 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
   const store = await openStore(storeSetting(paths, config.settings, proc.env), {
     paths,
     logger,
-    poolSize: 2,
+    // One connection, and no listening one: its daemon relays its messages' notifications. A
+    // host's connections are its daemon's few plus one per teammate (docs/stores.md, "Connections").
+    poolSize: 1,
+    part: args.name,
+    listen: relayedListen(link),
     patience: { maxWaitMs: STORE_PATIENCE_MS, signal: storeWait.signal },
   });
   const looked = store.boardLooks;
@@ -211,6 +216,12 @@ export async function runWorker({ argv, proc, onLogger, extraCaFile = null }: Wo
     switch (message.type) {
       case 'wake':
         runtime.wake(message.task);
+        return;
+      case 'store-event':
+        // Rings the inbox bell (relayed-events.ts).
+        return;
+      case 'recheck-claim':
+        void runtime.recheckClaim();
         return;
       case 'shutdown':
         logger.info({ reason: message.reason }, 'stop requested by the daemon');

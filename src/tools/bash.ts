@@ -103,7 +103,7 @@ function runInForeground(input: { command: string; timeout_ms?: number | undefin
         ended === 'timeout'
           ? 'timed out and was killed'
           : ended === 'shutdown'
-            ? 'killed: the teammate is shutting down'
+            ? `killed: ${typeof ctx.signal.reason === 'string' ? ctx.signal.reason : 'the teammate is shutting down'}`
             : signal
               ? `killed by ${signal}`
               : `exit code ${code}`;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { statePaths } from '../../src/paths.js';
 import { readConfig } from '../../src/roster/roster.js';
 import { isAlive, readLiveDaemon } from '../../src/proc/pid-file.js';
@@ -10,7 +10,8 @@ import { createLogger } from '../../src/log/logger.js';
 import { PgBoard } from '../../src/store/postgres/pg-board.js';
 import { migrate } from '../../src/store/postgres/schema.js';
 import { startDaemon } from '../helpers/daemon.js';
-import { collectOutput, runTeamd, startFixture } from '../helpers/processes.js';
+import { collectOutput, processesRunning, runTeamd, startFixture } from '../helpers/processes.js';
+import { savedMessages } from '../helpers/session.js';
 import { makeTempDir, onBeforeTempRemoval } from '../helpers/temp-dir.js';
 import { waitForAsync } from '../helpers/wait.js';
 
@@ -117,6 +118,60 @@ describe.skipIf(url === null)('one team on two hosts (two daemons on one Postgre
     const stop = await teamd(h2, 'stop');
     expect(stop.code, stop.stderr).toBe(0);
   });
+
+  it('a host counted lost comes back: its teammate stops at once the work on a task that went to another host (its command ended, its calls answered)', async () => {
+    const team = `back-${randomUUID().slice(0, 6)}`;
+    const h1 = host(team, 'h1');
+    const h2 = host(team, 'h2');
+    await startDaemon(h1);
+    await startDaemon(h2);
+    expect((await teamd(h1, 'spawn', 'alice', 'coder')).code).toBe(0);
+    // Runs for ten minutes on h1, finishes at once on h2.
+    const sh = 'case "$PWD" in *teamd-h1-*) exec sleep 613;; esac; echo done-on-h2';
+    const added = await json<{ id: number }>(h2, 'task', 'add', 'long on h1', '--description', `\`\`\`sh\n${sh}\n\`\`\``);
+    await waitForAsync(async () => processesRunning('sleep 613').length > 0 || null, "alice's command running on h1");
+    // h1's daemon stops answering (paused) past its lease: h2 counts it lost, gives the task back, and bob (on h2) does it.
+    const daemon1 = readLiveDaemon(statePaths(h1))!;
+    process.kill(daemon1.pid, 'SIGSTOP');
+    onTestFinished(() => {
+      if (isAlive(daemon1.pid)) process.kill(daemon1.pid, 'SIGCONT');
+    });
+    expect((await teamd(h2, 'spawn', 'bob', 'coder')).code).toBe(0);
+    const done = await waitForAsync(
+      async () => {
+        const task = await json<{ status: string; owner: string | null; claim: number }>(h2, 'task', 'show', String(added.id));
+        return task.status === 'completed' ? task : null;
+      },
+      'bob on h2 to do the task',
+      30_000,
+    );
+    expect(done).toMatchObject({ owner: 'bob', claim: 2 });
+    // Meanwhile alice, whose process never stopped, still works on it.
+    expect(processesRunning('sleep 613').length).toBeGreaterThan(0);
+    process.kill(daemon1.pid, 'SIGCONT');
+    // Its first beat back finds h1 counted lost: alice looks, her command ends, and she leaves the task.
+    await waitForAsync(async () => processesRunning('sleep 613').length === 0 || null, "alice's command ended", 20_000);
+    const paths1 = statePaths(h1);
+    await waitForAsync(async () => {
+      const alice = readConfig(paths1.config).members.find((m) => m.name === 'alice');
+      return alice?.status === 'idle' && alice.task === null ? alice : null;
+    }, 'alice idle, without the task');
+    expect(fs.readFileSync(paths1.logFile('alice'), 'utf8')).toContain('stopping work on it');
+    // Her conversation stays whole: the cut-short call answered, then told the task is no longer hers.
+    const messages = savedMessages(paths1.sessionFile('alice'));
+    const calls = messages.flatMap((m) => m.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])));
+    const answered = new Set(messages.flatMap((m) => m.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : []))));
+    expect(calls.filter((id) => !answered.has(id))).toEqual([]);
+    const texts = messages.flatMap((m) => m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])));
+    const results = messages.flatMap((m) => m.content.flatMap((b) => (b.type === 'tool_result' && typeof b.content !== 'string' ? b.content : [])));
+    expect(results.some((b) => b.text.startsWith(`killed: task ${added.id} is no longer yours`))).toBe(true);
+    expect([...texts, ...results.map((b) => b.text)].some((text) => text.startsWith(`[teamd:released task=${added.id}]`))).toBe(true);
+    // bob's result stands, reported once, by bob.
+    const after = await json<{ status: string; owner: string | null; claim: number }>(h2, 'task', 'show', String(added.id));
+    expect(after).toMatchObject({ status: 'completed', owner: 'bob', claim: 2 });
+    const lead = await json<{ type: string; from: string; taskId?: number }[]>(h2, 'inbox', 'lead');
+    expect(lead.filter((m) => m.type === 'task_completed' && m.taskId === added.id).map((m) => m.from)).toEqual(['bob']);
+  }, 120_000);
 
   it('8 teammates on two daemons (4 on each host) work 1,000 tasks: each claimed once, all completed', async () => {
     const team = `busy-${randomUUID().slice(0, 6)}`;

@@ -29,17 +29,21 @@ export class PgHosts implements HostRegistry {
     private readonly beats: Pool = pool,
   ) {}
 
-  async heartbeat(host: string, pid: number): Promise<void> {
-    try {
-      await this.beats.query('INSERT INTO teamd_teams (team) VALUES ($1) ON CONFLICT DO NOTHING', [this.team]);
-      await this.beats.query(
+  async heartbeat(host: string, pid: number): Promise<{ readonly lost: boolean }> {
+    // The row locked first: a reclaim that committed while this beat waited is seen, not a snapshot from before it.
+    return inTransaction(this.beats, async (client) => {
+      await client.query('INSERT INTO teamd_teams (team) VALUES ($1) ON CONFLICT DO NOTHING', [this.team]);
+      const before = await client.query<{ lost: boolean }>('SELECT lost_at IS NOT NULL AS lost FROM teamd_hosts WHERE team = $1 AND host = $2 FOR UPDATE', [
+        this.team,
+        host,
+      ]);
+      await client.query(
         `INSERT INTO teamd_hosts (team, host, pid, started_at, heartbeat_at, lost_at, stopped_at) VALUES ($1, $2, $3, now(), now(), NULL, NULL)
          ON CONFLICT (team, host) DO UPDATE SET pid = excluded.pid, heartbeat_at = now(), lost_at = NULL, stopped_at = NULL`,
         [this.team, host, pid],
       );
-    } catch (error) {
-      throw storeError(error);
-    }
+      return { lost: before.rows[0]?.lost === true };
+    });
   }
 
   async leave(host: string): Promise<void> {

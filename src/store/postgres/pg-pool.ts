@@ -24,12 +24,20 @@ export const SESSION_BOUNDS = {
 /** A heartbeat's wait for an answer: a beat that cannot land within it is a failed beat, not a hung one. */
 export const BEAT_TIMEOUT_MS = 5_000;
 
-/** The connection settings of every teamd session: the URL, the connect timeout, the bounds. */
-export function sessionConfig(url: string, queryTimeoutMs: number = SESSION_BOUNDS.queryTimeoutMs): pg.ClientConfig {
+/** How a session presents itself: its wait for answers, and its name in pg_stat_activity (`teamd <part>`). */
+export interface SessionOptions {
+  readonly queryTimeoutMs?: number;
+  /** Which part of teamd holds it, for pg_stat_activity's application_name (`teamd alice (team@host)`). */
+  readonly part?: string;
+}
+
+/** The connection settings of every teamd session: the URL, the connect timeout, the bounds, its name. */
+export function sessionConfig(url: string, options: SessionOptions = {}): pg.ClientConfig {
   return {
     connectionString: url,
+    application_name: options.part ? `teamd ${options.part}`.slice(0, 63) : 'teamd',
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    query_timeout: queryTimeoutMs,
+    query_timeout: options.queryTimeoutMs ?? SESSION_BOUNDS.queryTimeoutMs,
     lock_timeout: SESSION_BOUNDS.lockTimeoutMs,
     statement_timeout: SESSION_BOUNDS.statementTimeoutMs,
     idle_in_transaction_session_timeout: SESSION_BOUNDS.idleInTransactionMs,
@@ -44,8 +52,8 @@ export function sessionConfig(url: string, queryTimeoutMs: number = SESSION_BOUN
  * it would end the process. allowExitOnIdle: a command ends when its work is done, without
  * waiting for idle connections to time out.
  */
-export function createPool(url: string, max: number, logger: Logger, queryTimeoutMs?: number): pg.Pool {
-  const pool = new pg.Pool({ ...sessionConfig(url, queryTimeoutMs), max, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
+export function createPool(url: string, max: number, logger: Logger, options: SessionOptions = {}): pg.Pool {
+  const pool = new pg.Pool({ ...sessionConfig(url, options), max, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
   pool.on('error', (error) => logger.warn({ err: error, store: redactUrl(url) }, 'a pooled store connection failed; it is replaced on next use'));
   return pool;
 }
@@ -55,8 +63,8 @@ export function createPool(url: string, max: number, logger: Logger, queryTimeou
  * first await: a database that goes away while it connects or before its owner listens would
  * otherwise end the process with an unhandled 'error' event.
  */
-export async function connectClient(url: string, logger: Logger): Promise<pg.Client> {
-  const client = new pg.Client(sessionConfig(url));
+export async function connectClient(url: string, logger: Logger, options: SessionOptions = {}): Promise<pg.Client> {
+  const client = new pg.Client(sessionConfig(url, options));
   client.on('error', (error) => logger.debug({ err: error, store: redactUrl(url) }, 'a store connection failed'));
   await client.connect();
   return client;

@@ -10,6 +10,7 @@ import type { TeamStore, StoreSetting } from '../../contracts/team-store.js';
 import { PgBoard } from './pg-board.js';
 import { BEAT_TIMEOUT_MS, connectClient, createPool } from './pg-pool.js';
 import { PgListener } from './pg-listener.js';
+import { ListenHub } from './listen-hub.js';
 import { notifiedBell } from '../store-bell.js';
 import { PgMailStore } from './pg-mail-store.js';
 import { PgMembers } from './pg-members.js';
@@ -26,9 +27,10 @@ type PgSetting = Extract<StoreSetting, { kind: 'postgres' }>;
  */
 export async function openPgStore(setting: PgSetting, deps: OpenStoreDeps): Promise<TeamStore> {
   const { paths, logger } = deps;
-  const pool = createPool(setting.url, deps.poolSize ?? 4, logger);
+  const part = { part: `${deps.part ?? 'command'} (${setting.team}@${setting.host})` };
+  const pool = createPool(setting.url, deps.poolSize ?? 4, logger, part);
   // The daemon's heartbeats, on a connection no other work waits for (opened on first use: teammates never beat).
-  const beats = createPool(setting.url, 1, logger, BEAT_TIMEOUT_MS);
+  const beats = createPool(setting.url, 1, logger, { ...part, queryTimeoutMs: BEAT_TIMEOUT_MS });
   try {
     if (deps.migrate) await migrate(pool);
     if (deps.shareKey || deps.migrate) await syncProtocolKey(pool, setting.team, paths);
@@ -38,16 +40,12 @@ export async function openPgStore(setting: PgSetting, deps: OpenStoreDeps): Prom
     throw storeError(error);
   }
   const key = new ProtocolKey(paths.protocolKey);
-  const listen: TeamStore['listen'] = async (wanted, ring) =>
-    PgListener.open({
-      connect: () => connectClient(setting.url, logger),
-      team: setting.team,
-      onEvent: (event) => {
-        if (wanted(event)) ring();
-      },
-      onReconnect: ring,
-      logger,
-    });
+  const hub = deps.listen
+    ? null
+    : new ListenHub((onEvent, onReconnect) =>
+        PgListener.open({ connect: () => connectClient(setting.url, logger, part), team: setting.team, onEvent, onReconnect, logger }),
+      );
+  const listen = deps.listen ?? hub!.listen;
   const patience = deps.patience ? { ...deps.patience, logger } : undefined;
   const board = new PgBoard({ pool, team: setting.team, logger, ...(patience ? { patience } : {}) });
   return {
@@ -62,6 +60,7 @@ export async function openPgStore(setting: PgSetting, deps: OpenStoreDeps): Prom
     boardLooks: null,
     listen,
     close: async () => {
+      await hub?.close();
       if (!pool.ended) await pool.end();
       if (!beats.ended) await beats.end();
     },
