@@ -68,7 +68,9 @@ export class HostLease {
       if (this.failing) deps.logger.info('heartbeating in the store again');
       this.failing = false;
       if (lost) {
-        deps.logger.warn("this host had been counted lost (its lease ran out): its teammates' tasks went back to the board; each teammate now drops a task that is no longer its own");
+        deps.logger.warn(
+          "this host had been counted lost (its lease ran out): its teammates' tasks went back to the board; each teammate now drops a task that is no longer its own",
+        );
         for (const listener of this.returns) listener();
       }
     } catch (error) {

@@ -61,7 +61,8 @@ export class UnitWork {
       if (this.takenBack) {
         const task = this.takenBack;
         this.takenBack = null;
-        if (this.currentTask?.id === task.id) this.closeTask(task, 'it went back to the board while your host was cut off from the team, and may be another teammate\'s now');
+        if (this.currentTask?.id === task.id)
+          this.closeTask(task, "it went back to the board while your host was cut off from the team, and may be another teammate's now");
         return;
       }
       // A Stop hook that exits 2 sends the model back to work with its feedback (a bounded number of times).
@@ -172,7 +173,8 @@ export class UnitWork {
     if (this.unit && this.currentTask?.id === task.id) {
       this.takenBack = task;
       this.unit.abort(`task ${task.id} is no longer yours`);
-    } else if (this.currentTask?.id === task.id) this.closeTask(task, 'it went back to the board while your host was cut off from the team, and may be another teammate\'s now');
+    } else if (this.currentTask?.id === task.id)
+      this.closeTask(task, "it went back to the board while your host was cut off from the team, and may be another teammate's now");
   }
 
   private async runUnit(): Promise<UnitEnd> {
