@@ -13,6 +13,7 @@ import { migrateStore } from '../src/store/postgres/store-admin.js';
 import { parseStore } from '../src/store/store-setting.js';
 import { startBenchChild, epochMs } from './child.js';
 import { formatMs, percentile, table } from './stats.js';
+import { benchHosts } from './hosts.js';
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 500);
 const RACERS = [1, 4, 8];
@@ -121,8 +122,10 @@ export async function benchStore(): Promise<void> {
     for (const [name, store] of stores) {
       rows.push([`messages sent, one sender, ${MESSAGES} in a row (durable)`, name, `${(await sends(store, root)).toFixed(0)}/s`]);
     }
+    const hosts = process.env.BENCH_HOSTS === '0' ? null : await benchHosts(server.url);
+    if (hosts) rows.push(...hosts.rows);
     process.stdout.write(
-      `store: ${os.cpus().length} cores, node ${process.version}, PostgreSQL 15 on this machine (fsync on, synchronous_commit on; the file store fdatasyncs each append)\n${table(['figure', 'store', 'measured'], rows)}\n`,
+      `store: ${os.cpus().length} cores, node ${process.version}, PostgreSQL 15 on this machine (fsync on, synchronous_commit on; the file store fdatasyncs each append)\n${table(['figure', 'store', 'measured'], rows)}\n${(hosts?.notes ?? []).join('\n')}\n`,
     );
   } finally {
     await server.stop();

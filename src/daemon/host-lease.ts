@@ -50,6 +50,11 @@ export class HostLease {
     this.timer.unref();
   }
 
+  /** Stops beating at once, saying nothing (the store did not answer a clean close). */
+  abandon(): void {
+    clearInterval(this.timer);
+  }
+
   /** Stops beating; `leaving`: the daemon stops cleanly, and says so (other hosts take its teammates' tasks at once). */
   async close(leaving = false): Promise<void> {
     clearInterval(this.timer);

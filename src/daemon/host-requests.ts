@@ -2,6 +2,10 @@ import { isTeamdError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { HostAnswer, HostRegistry, HostRequest } from '../contracts/host-registry.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
+import { within } from '../platform/within.js';
+
+/** How long closing waits for a pass under way. */
+const CLOSE_WAIT_MS = 1_000;
 
 /**
  * Answers what other hosts ask this host's daemon through the shared store: spawn a teammate
@@ -35,9 +39,10 @@ export class HostRequests {
     });
   }
 
+  /** No more passes; one under way is waited for a little (a store on a dead link would hold it for the query timeout). */
   async close(): Promise<void> {
     this.closed = true;
-    await this.running;
+    if (this.running) await within(this.running, CLOSE_WAIT_MS);
   }
 
   private async pass(): Promise<void> {

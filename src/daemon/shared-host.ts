@@ -8,6 +8,10 @@ import type { SupervisorDeps } from '../supervisor/supervisor-deps.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { HostLease } from './host-lease.js';
 import { HostRequests } from './host-requests.js';
+import { within } from '../platform/within.js';
+
+/** How long a stopping host tries to tell the store it leaves. */
+const GOODBYE_MS = 3_000;
 
 /**
  * This host's part in a team that several hosts share through the store: its roster published on
@@ -98,8 +102,18 @@ export class SharedHost {
    * `leaving` says so at once, else other hosts take this one's tasks after the lease.
    */
   async close(leaving: boolean): Promise<void> {
-    if (leaving) await this.publisher.published();
-    this.publisher.close();
-    await this.lease.close(leaving);
+    const goodbye = (async () => {
+      if (leaving) await this.publisher.published();
+      this.publisher.close();
+      await this.lease.close(leaving);
+    })();
+    // A store on a dead link answers nothing: the host stops anyway, and other hosts count it lost once its lease runs out.
+    if (!(await within(goodbye, GOODBYE_MS))) {
+      this.publisher.close();
+      this.lease.abandon();
+      this.logger.warn(
+        `the store did not answer within ${GOODBYE_MS} ms: this host stops without saying so, and other hosts take its teammates' tasks once its lease runs out`,
+      );
+    }
   }
 }

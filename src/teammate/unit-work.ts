@@ -63,7 +63,8 @@ export class UnitWork {
         this.takenBack = null;
         if (this.currentTask?.id === task.id)
           this.closeTask(task, "it went back to the board while your host was cut off from the team, and may be another teammate's now");
-        return;
+        // The model has the turn again: messages it took in during the stopped unit are still to be answered.
+        continue;
       }
       // A Stop hook that exits 2 sends the model back to work with its feedback (a bounded number of times).
       if (end.kind === 'turn_end' && end.reason === 'end_turn' && (await this.parts.hooks.stopContinues())) {

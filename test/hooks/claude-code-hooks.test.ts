@@ -58,6 +58,9 @@ describe("hook scripts written for Claude Code (its hooks guide's examples), unc
       // The project has Prettier installed, as one whose settings run it does (npx finds it in node_modules).
       (workspace) => {
         fs.cpSync(path.join(REPO_ROOT, 'node_modules', 'prettier'), path.join(workspace, 'node_modules', 'prettier'), { recursive: true });
+        // As npm install leaves it: the package's command in node_modules/.bin, where npx looks first (offline, nothing else is found).
+        fs.mkdirSync(path.join(workspace, 'node_modules', '.bin'));
+        fs.symlinkSync('../prettier/bin/prettier.cjs', path.join(workspace, 'node_modules', '.bin', 'prettier'));
         fs.writeFileSync(path.join(workspace, 'package.json'), '{"name":"p","private":true}\n');
       },
     );

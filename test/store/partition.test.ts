@@ -9,7 +9,8 @@ import { statePaths } from '../../src/paths.js';
 import { PgBoard } from '../../src/store/postgres/pg-board.js';
 import { findServerBinaries, startLocalServer } from '../../src/store/postgres/local-server.js';
 import { makeNet, type NetHost } from '../helpers/netns.js';
-import { runTeamd } from '../helpers/processes.js';
+import { processesRunning, runTeamd } from '../helpers/processes.js';
+import { isAlive, readLiveDaemon } from '../../src/proc/pid-file.js';
 import { savedMessages } from '../helpers/session.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitForAsync } from '../helpers/wait.js';
@@ -31,9 +32,16 @@ describe.skipIf(missing !== null)('two hosts and their database in network names
   it('a host cut off past its lease, the database cut off from everyone: every task completed once, none by a host that lost its lease, no message lost or doubled', async () => {
     const net = makeNet(['h1', 'h2']);
     if (typeof net === 'string') throw new Error(net);
-    onTestFinished(() => net.remove());
-    const server = await startLocalServer({ network: net.subnet });
-    onTestFinished(() => server.stop());
+    // One clean-up, in this order whatever happened: the daemons (healed first), the database, the links.
+    const daemons: string[] = [];
+    let server: Awaited<ReturnType<typeof startLocalServer>> | null = null;
+    onTestFinished(async () => {
+      for (const host of net.hosts) net.heal(host);
+      for (const dir of daemons) await runTeamd(['stop', '--dir', dir]);
+      await server?.stop();
+      net.remove();
+    });
+    server = await startLocalServer({ network: net.subnet });
     const team = `part-${randomUUID().slice(0, 6)}`;
     const dirs = new Map<NetHost, string>();
     for (const host of net.hosts) {
@@ -48,10 +56,7 @@ describe.skipIf(missing !== null)('two hosts and their database in network names
       dirs.set(host, dir);
       const started = await runTeamd(['start', '--dir', dir], { wrap: ['ip', 'netns', 'exec', host.ns] });
       expect(started.code, started.stderr).toBe(0);
-      onTestFinished(async () => {
-        net.heal(host);
-        await runTeamd(['stop', '--dir', dir]);
-      });
+      daemons.push(dir);
     }
     const [h1, h2] = net.hosts as [NetHost, NetHost];
     expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dirs.get(h1)!])).code).toBe(0);
@@ -142,6 +147,24 @@ describe.skipIf(missing !== null)('two hosts and their database in network names
     const replies = (await lead()).filter((m) => m.from === 'alice' && m.type === 'message').map((m) => m.content);
     expect(replies.length).toBeGreaterThan(0);
     expect(new Set(replies).size).toBe(replies.length);
+
+    // 3. A host stopped while it cannot reach the database: it stops all the same (its lease runs out), leaving no process.
+    const h1Daemon = readLiveDaemon(statePaths(dirs.get(h1)!))!;
+    net.cut(h1);
+    const stopped = await runTeamd(['stop', '--dir', dirs.get(h1)!]);
+    expect(
+      stopped.code,
+      stopped.stderr +
+        fs
+          .readFileSync(statePaths(dirs.get(h1)!).logFile('daemon'), 'utf8')
+          .split('\n')
+          .slice(-25)
+          .map((l) => l.slice(0, 300))
+          .join('\n'),
+    ).toBe(0);
+    expect(isAlive(h1Daemon.pid)).toBe(false);
+    expect(processesRunning(dirs.get(h1)!)).toEqual([]);
+    net.heal(h1);
     if (process.env.TEAMD_PARTITION_FIGURES) process.stdout.write(`partition: h1's task taken again ${reclaimedMs} ms after the cut (lease ${LEASE_MS} ms)\n`);
   });
 });

@@ -25,7 +25,17 @@ export function decideOffline(request: OfflineRequest): OfflineTurn {
   if (last === -1) return say('Nothing to do; going idle.');
   const { directive, text } = steps[last]!.directive!;
   const after = steps.slice(last + 1);
-  if (directive.kind === 'released') return say(`Understood: task ${directive.id} is no longer mine.`);
+  if (directive.kind === 'released') {
+    // A message taken in just before the task was taken back (no turn of the model between them) is still answered.
+    const asked = lastIndex(steps.slice(0, last), (s) => s.directive?.directive.kind === 'message');
+    const unanswered = asked !== -1 && !steps.slice(asked + 1).some((s) => s.toolUse);
+    if (unanswered) {
+      const message = steps[asked]!.directive!;
+      if (message.directive.kind === 'message' && message.directive.from !== request.teammate)
+        return call('send_message', { to: message.directive.from, content: `Got it: ${firstLine(message.text.split('\n').slice(2).join('\n'), 80)}` });
+    }
+    return say(`Understood: task ${directive.id} is no longer mine.`);
+  }
   if (directive.kind === 'subtask') return helperTurn(request, text, after);
   // A background job ended: noted, and back to the open task if there is one.
   if (directive.kind === 'job') {

@@ -3,6 +3,7 @@ import type { Logger } from '../../log/logger.js';
 import { NOTIFY_CHANNEL } from './notify.js';
 import type { StoreEvent } from '../../contracts/team-store.js';
 import { storeEventSchema } from '../../contracts/team-store.js';
+import { within } from '../../platform/within.js';
 
 export interface PgListenerOptions {
   readonly connect: () => Promise<Client>;
@@ -15,6 +16,7 @@ export interface PgListenerOptions {
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
+const END_WAIT_MS = 1_000;
 
 /**
  * A dedicated connection that LISTENs on teamd's channel and passes on its team's events. A
@@ -46,7 +48,8 @@ export class PgListener {
     clearTimeout(this.timer);
     const client = this.client;
     this.client = null;
-    await client?.end().catch(() => undefined);
+    // A connection on a dead link never hears the goodbye answered: not waited for past a moment (the store's close cuts it).
+    if (client) await within(client.end(), END_WAIT_MS);
   }
 
   private async attach(reconnecting: boolean): Promise<void> {

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import pg from 'pg';
 import type { Logger } from '../../log/logger.js';
 import { redactUrl } from '../store-setting.js';
@@ -24,8 +25,32 @@ export const SESSION_BOUNDS = {
 /** A heartbeat's wait for an answer: a beat that cannot land within it is a failed beat, not a hung one. */
 export const BEAT_TIMEOUT_MS = 5_000;
 
+/**
+ * The sockets of one store's sessions, so that closing the store can end them: a query waiting on
+ * a dead link (no answer, no TCP error) would otherwise hold its process for the query timeout.
+ */
+export class SessionSockets {
+  private readonly open = new Set<net.Socket>();
+
+  /** pg's `stream` option: each connection's socket, made here and forgotten once closed. */
+  readonly stream = (): net.Socket => {
+    const socket = new net.Socket();
+    this.open.add(socket);
+    socket.once('close', () => this.open.delete(socket));
+    return socket;
+  };
+
+  /** Ends every session at once; their queries fail as the store unreachable. */
+  destroyAll(): void {
+    for (const socket of this.open) socket.destroy();
+    this.open.clear();
+  }
+}
+
 /** How a session presents itself: its wait for answers, and its name in pg_stat_activity (`teamd <part>`). */
 export interface SessionOptions {
+  /** Where its socket comes from (a store's, to end them all on close); pg's own otherwise. */
+  readonly sockets?: SessionSockets;
   readonly queryTimeoutMs?: number;
   /** Which part of teamd holds it, for pg_stat_activity's application_name (`teamd alice (team@host)`). */
   readonly part?: string;
@@ -36,6 +61,7 @@ export function sessionConfig(url: string, options: SessionOptions = {}): pg.Cli
   return {
     connectionString: url,
     application_name: options.part ? `teamd ${options.part}`.slice(0, 63) : 'teamd',
+    ...(options.sockets ? { stream: options.sockets.stream } : {}),
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     query_timeout: options.queryTimeoutMs ?? SESSION_BOUNDS.queryTimeoutMs,
     lock_timeout: SESSION_BOUNDS.lockTimeoutMs,

@@ -8,7 +8,7 @@ import type { StatePaths } from '../../paths.js';
 import type { OpenStoreDeps } from '../open-store-deps.js';
 import type { TeamStore, StoreSetting } from '../../contracts/team-store.js';
 import { PgBoard } from './pg-board.js';
-import { BEAT_TIMEOUT_MS, connectClient, createPool } from './pg-pool.js';
+import { BEAT_TIMEOUT_MS, connectClient, createPool, SessionSockets } from './pg-pool.js';
 import { PgListener } from './pg-listener.js';
 import { ListenHub } from './listen-hub.js';
 import { notifiedBell } from '../store-bell.js';
@@ -17,8 +17,12 @@ import { PgMembers } from './pg-members.js';
 import { PgHosts } from './pg-hosts.js';
 import { storeError } from './transaction.js';
 import { migrate } from './schema.js';
+import { within } from '../../platform/within.js';
 
 type PgSetting = Extract<StoreSetting, { kind: 'postgres' }>;
+
+/** How long closing the store waits for its sessions to end on their own before cutting them off. */
+const CLOSE_GRACE_MS = 2_000;
 
 /**
  * The PostgreSQL store: one pool per process, parameterized queries only. Opening it makes the
@@ -27,7 +31,8 @@ type PgSetting = Extract<StoreSetting, { kind: 'postgres' }>;
  */
 export async function openPgStore(setting: PgSetting, deps: OpenStoreDeps): Promise<TeamStore> {
   const { paths, logger } = deps;
-  const part = { part: `${deps.part ?? 'command'} (${setting.team}@${setting.host})` };
+  const sockets = new SessionSockets();
+  const part = { part: `${deps.part ?? 'command'} (${setting.team}@${setting.host})`, sockets };
   const pool = createPool(setting.url, deps.poolSize ?? 4, logger, part);
   // The daemon's heartbeats, on a connection no other work waits for (opened on first use: teammates never beat).
   const beats = createPool(setting.url, 1, logger, { ...part, queryTimeoutMs: BEAT_TIMEOUT_MS });
@@ -59,10 +64,16 @@ export async function openPgStore(setting: PgSetting, deps: OpenStoreDeps): Prom
     // A look at the board is one query: teammates look for themselves.
     boardLooks: null,
     listen,
+    // Bounded: what does not end within CLOSE_GRACE_MS (a query on a dead link) is cut off.
     close: async () => {
-      await hub?.close();
-      if (!pool.ended) await pool.end();
-      if (!beats.ended) await beats.end();
+      const ended = (async () => {
+        await hub?.close();
+        if (!pool.ended) await pool.end();
+        if (!beats.ended) await beats.end();
+      })();
+      if (await within(ended, CLOSE_GRACE_MS)) return;
+      sockets.destroyAll();
+      await within(ended, CLOSE_GRACE_MS);
     },
   };
 }
