@@ -25,12 +25,19 @@ export class HostLease {
   private failing = false;
   private readonly beats: (() => void)[] = [];
   private readonly returns: (() => void)[] = [];
+  /** The hosts heartbeating at the last look, in name order (this one included once it beats). */
+  private live: string[] = [];
 
   constructor(private readonly deps: HostLeaseDeps) {}
 
   /** Called after each beat: the safety re-check of whatever waits on a notification (other hosts' requests). */
   onBeat(listener: () => void): void {
     this.beats.push(listener);
+  }
+
+  /** The team's live hosts as of the last beat, in name order: whose turn a ready task is (supervisor/ring-turns.ts). */
+  liveHosts(): readonly string[] {
+    return this.live;
   }
 
   /** Called when a beat finds this host had been counted lost: its teammates' tasks went back, and some may be others' now. */
@@ -91,6 +98,10 @@ export class HostLease {
   private async reclaim(): Promise<void> {
     const { deps } = this;
     try {
+      this.live = (await deps.hosts.list())
+        .filter((host) => !host.lost && !host.stopped)
+        .map((host) => host.host)
+        .sort();
       for (const reclaimed of await deps.hosts.reclaimExpired(deps.host, deps.leaseMs())) {
         deps.logger.warn(
           reclaimed,

@@ -73,6 +73,11 @@ export class SharedHost {
       published: () => this.publisher.published(),
       hostOf: async (name: string) => (await this.store.members.list()).find((entry) => entry.member.name === name)?.host ?? null,
       host: this.host,
+      isTurn: (id: number) => {
+        const live = this.lease.liveHosts();
+        const at = live.indexOf(this.host);
+        return live.length <= 1 || at === -1 || id % live.length === at;
+      },
     };
   }
 

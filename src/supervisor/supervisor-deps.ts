@@ -34,6 +34,8 @@ export interface SupervisorDeps {
     /** The host whose daemon runs a member, if any does. */
     hostOf(name: string): Promise<string | null>;
     readonly host: string;
+    /** Whether a ready task is this host's turn to ring for at once (ring-turns.ts). */
+    isTurn(id: number): boolean;
   };
   readonly workerScript: string;
   readonly workerEnv: NodeJS.ProcessEnv;

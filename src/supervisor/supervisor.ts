@@ -75,6 +75,8 @@ export class Supervisor {
       markLooked: deps.markLooked,
       afterLook: deps.afterLook,
       now: this.now,
+      isTurn: deps.directory?.isTurn.bind(deps.directory),
+      lookIn: (ms) => setTimeout(() => this.wakes.schedule(), ms).unref(),
     });
   }
 

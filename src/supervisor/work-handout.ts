@@ -4,6 +4,7 @@ import type { RosterStore } from '../roster/roster-store.js';
 import type { MemberWork } from './member-work.js';
 import { chooseWakeUps } from './wake-policy.js';
 import { WorkBells } from './work-bells.js';
+import { RingTurns } from './ring-turns.js';
 
 export interface WorkHandoutDeps {
   readonly roster: Pick<RosterStore, 'read'>;
@@ -20,6 +21,10 @@ export interface WorkHandoutDeps {
   readonly markLooked?: ((startedAt: number) => void) | undefined;
   readonly afterLook?: (() => Promise<void>) | undefined;
   readonly now: () => number;
+  /** Several hosts: whether a ready task is this host's turn to ring for at once (ring-turns.ts); absent: every task is. */
+  readonly isTurn?: ((id: number) => boolean) | undefined;
+  /** Looks again in `ms` (a held task comes due). */
+  readonly lookIn?: ((ms: number) => void) | undefined;
 }
 
 /**
@@ -30,11 +35,13 @@ export interface WorkHandoutDeps {
  */
 export class WorkHandout {
   private readonly bells: WorkBells;
+  private readonly turns: RingTurns | null;
   private looking = false;
   private again = false;
 
   constructor(private readonly deps: WorkHandoutDeps) {
     this.bells = new WorkBells(deps.now);
+    this.turns = deps.isTurn ? new RingTurns(deps.isTurn, deps.now) : null;
   }
 
   /** A teammate's status report: idle or working, and any bell it had is answered. */
@@ -82,7 +89,9 @@ export class WorkHandout {
         deps.launch(name);
       }
       const roles = new Map(members.map((m) => [m.name, m.role]));
-      for (const { name, task } of this.bells.choose(ready, (name) => roles.get(name))) deps.ring(name, task);
+      const turn = this.turns?.split(ready) ?? { now: ready, dueInMs: null };
+      if (turn.dueInMs !== null) deps.lookIn?.(turn.dueInMs);
+      for (const { name, task } of this.bells.choose(turn.now, (name) => roles.get(name))) deps.ring(name, task);
       deps.markLooked?.(startedAt);
       await deps.work.releaseStranded(members, deps.hasProcess);
     } catch (error) {
