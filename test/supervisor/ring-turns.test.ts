@@ -7,7 +7,11 @@ describe('RingTurns: which ready tasks a host rings for at once when several hos
   it('rings at once for the tasks whose turn it is, and for the others once they have been ready for the hold', () => {
     let now = 1_000;
     // This host's turn: even ids (two live hosts, this one second in name order would be odd; any rule will do here).
-    const turns = new RingTurns((id) => id % 2 === 0, () => now, 100);
+    const turns = new RingTurns(
+      (id) => id % 2 === 0,
+      () => now,
+      100,
+    );
     expect(turns.split(tasks(1, 2, 3))).toEqual({ now: tasks(2), dueInMs: 100 });
     now += 60;
     expect(turns.split(tasks(1, 2, 3))).toEqual({ now: tasks(2), dueInMs: 40 });
@@ -18,7 +22,11 @@ describe('RingTurns: which ready tasks a host rings for at once when several hos
 
   it('forgets a task once it is no longer ready: ready again later, it is held again', () => {
     let now = 0;
-    const turns = new RingTurns(() => false, () => now, 100);
+    const turns = new RingTurns(
+      () => false,
+      () => now,
+      100,
+    );
     expect(turns.split(tasks(7)).now).toEqual([]);
     now = 50;
     expect(turns.split([])).toEqual({ now: [], dueInMs: null });
