@@ -7,7 +7,8 @@ import { FileLocker } from '../fs/file-lock.js';
 import { statePaths } from '../paths.js';
 import { Doorbell } from '../watch/doorbell.js';
 import { currentHead, gitOk } from '../worktree/git.js';
-import { mergeBranch, recordWorktreeEvent } from '../worktree/worktrees.js';
+import { recordWorktreeEvent } from '../worktree/worktrees.js';
+import { mergeBranch } from '../worktree/merge.js';
 import type { DemoHooks } from './run-demo.js';
 
 const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;
@@ -69,7 +70,7 @@ export async function runWorktreeDemo(hooks: DemoHooks, keep: boolean): Promise<
     for (const task of board.list().tasks) {
       const worktree = task.worktree!;
       show(`task ${task.id} (${task.owner}): ${task.status}, ${worktree.branch} at ${worktree.commit?.slice(0, 12) ?? 'no commit'}`);
-      const outcome = mergeBranch(workspace, worktree.branch, worktree.base, `teamd: merge task ${task.id}: ${task.subject}`);
+      const outcome = await mergeBranch(workspace, worktree.branch, worktree.base, `teamd: merge task ${task.id}: ${task.subject}`);
       if (outcome.kind === 'merged') {
         await board.setWorktree(task.id, (w) => ({ ...w, state: 'merged' }));
         recordWorktreeEvent(paths, 'merged', { taskId: task.id, branch: worktree.branch, commit: outcome.commit });

@@ -59,35 +59,6 @@ export function commitWorktree(where: string, message: string, author: string): 
   return gitOk(where, ['rev-parse', 'HEAD']).trim();
 }
 
-export type MergeOutcome =
-  { readonly kind: 'merged'; readonly commit: string; readonly fastForward: boolean } | { readonly kind: 'conflict'; readonly files: readonly string[] };
-
-/**
- * Merges a branch into the workspace's current branch, which must be `base` and clean: a
- * fast-forward when possible, else a merge commit. A conflict is aborted, leaving the workspace
- * as it was, and the conflicting files are returned.
- */
-export function mergeBranch(workspace: string, branch: string, base: string, message: string): MergeOutcome {
-  const head = git(workspace, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
-  if (head.code === 0 && head.stdout.trim() !== base && !/^[0-9a-f]{40}$/.test(base))
-    throw new TeamdError(
-      'INVALID_TRANSITION',
-      `the workspace is on ${head.stdout.trim()}, not on ${base}, the branch this task started from: check out ${base} first`,
-    );
-  const dirty = gitOk(workspace, ['status', '--porcelain=v1', '--untracked-files=no']).trim();
-  if (dirty) throw new TeamdError('INVALID_TRANSITION', `the workspace has uncommitted changes; commit or stash them first (nothing was merged):\n${dirty}`);
-  const merged = git(workspace, ['-c', 'user.name=teamd', '-c', 'user.email=teamd@localhost', 'merge', '--no-edit', '-m', message, branch]);
-  if (merged.code !== 0) {
-    const files = gitOk(workspace, ['diff', '--name-only', '--diff-filter=U']).split('\n').filter(Boolean);
-    git(workspace, ['merge', '--abort']);
-    return { kind: 'conflict', files };
-  }
-  const after = gitOk(workspace, ['rev-parse', 'HEAD']).trim();
-  const parents = gitOk(workspace, ['rev-list', '--parents', '-n', '1', after]).trim().split(' ').length - 1;
-  // A merge commit has two parents; a fast-forward leaves HEAD on the branch's own commit.
-  return { kind: 'merged', commit: after, fastForward: parents < 2 };
-}
-
 /** Removes a worktree folder (its branch stays); one with uncommitted changes only with force. */
 export function removeWorktree(workspace: string, where: string, force: boolean): void {
   if (!force && fs.existsSync(where)) {

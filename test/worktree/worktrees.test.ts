@@ -54,7 +54,7 @@ describe('tasks in their own git worktrees (offline model, real git)', () => {
     expect(fs.readFileSync(path.join(ws, 'shared.txt'), 'utf8')).toBe('alice-version\n');
     const conflict = await runTeamd(['merge', '2', '--dir', dir]);
     expect(conflict.code).toBe(4);
-    expect(conflict.stderr).toMatch(/conflicts in shared\.txt; the merge was aborted and the workspace left as it was\. Task 2 is marked needs-merge/);
+    expect(conflict.stderr).toMatch(/conflicts in shared\.txt; nothing was merged and the workspace is as it was\. Task 2 is marked needs-merge/);
     expect(git(ws, 'status', '--porcelain', '--untracked-files=no')).toBe('');
     expect(fs.readFileSync(path.join(ws, 'shared.txt'), 'utf8')).toBe('alice-version\n');
     expect(board.get(2).worktree).toMatchObject({ state: 'needs-merge', conflicts: ['shared.txt'] });

@@ -5,7 +5,8 @@ import type { TaskBoard } from '../../contracts/task-board.js';
 import type { Task } from '../../contracts/task.js';
 import { TeamdError } from '../../errors.js';
 import type { StatePaths } from '../../paths.js';
-import { gitWorktrees, mergeBranch, recordWorktreeEvent, removeWorktree, worktreePath } from '../../worktree/worktrees.js';
+import { gitWorktrees, recordWorktreeEvent, removeWorktree, worktreePath } from '../../worktree/worktrees.js';
+import { mergeBranch } from '../../worktree/merge.js';
 import { dirtyPaths } from '../../worktree/git.js';
 import { openContext } from '../context.js';
 import { printJson, type Io } from '../output.js';
@@ -30,13 +31,13 @@ export function mergeCommand(io: Io): Command {
       if (worktree.state === 'merged') throw new TeamdError('INVALID_TRANSITION', `task ${id}'s branch ${worktree.branch} is already merged`);
       if (worktree.state === 'pending' || worktree.state === 'active')
         throw new TeamdError('INVALID_TRANSITION', `task ${id} is not done yet (its worktree is ${worktree.state}): merge it once the task completes`);
-      const outcome = mergeBranch(workspace, worktree.branch, worktree.base, `teamd: merge task ${id}: ${task.subject}`);
+      const outcome = await mergeBranch(workspace, worktree.branch, worktree.base, `teamd: merge task ${id}: ${task.subject}`);
       if (outcome.kind === 'conflict') {
         await board.setWorktree(id, (w) => ({ ...w, state: 'needs-merge', conflicts: [...outcome.files] }));
         recordWorktreeEvent(paths, 'conflict', { taskId: id, branch: worktree.branch, files: outcome.files });
         throw new TeamdError(
           'INVALID_TRANSITION',
-          `merging ${worktree.branch} into ${worktree.base} conflicts in ${outcome.files.join(', ')}; the merge was aborted and the workspace left as it was. Task ${id} is marked needs-merge: resolve it by hand (git merge ${worktree.branch}) or rebase the branch`,
+          `merging ${worktree.branch} into ${worktree.base} conflicts in ${outcome.files.join(', ')}; nothing was merged and the workspace is as it was. Task ${id} is marked needs-merge: resolve it by hand (git merge ${worktree.branch}) or rebase the branch`,
         );
       }
       await board.setWorktree(id, (w) => ({ ...w, state: 'merged', conflicts: [] }));
