@@ -47,6 +47,34 @@ describe('teamd logs', () => {
     expect(quiet.stderr).toMatch(/^no log yet at .*alice\.log\n$/);
   });
 
+  it('one record to a line: -n 3 prints 3 lines for records whose fields hold 3,000 lines; --full and --json show them whole', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    writeRoster(dir, ['alice']);
+    fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
+    const output = Array.from({ length: 3000 }, (_, i) => `line ${i} of a command's output`).join('\n');
+    const records = [1, 2, 3].map((n) =>
+      JSON.stringify({ level: 30, time: Date.now() - 1000 + n, pid: 1, teammate: 'alice', msg: 'tool result', taskId: n, output, note: 'x'.repeat(500) }),
+    );
+    fs.writeFileSync(path.join(dir, 'logs', 'alice.log'), `${records.join('\n')}\n`);
+    const short = await runTeamd(['logs', 'alice', '-n', '3', '--dir', dir]);
+    expect(short.code, short.stderr).toBe(0);
+    const lines = short.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    for (const line of lines) {
+      expect(line).toMatch(/alice: tool result {2}taskId=\d output=line 0 of a command's output… \[3000 lines, \d+\.\d KB\] note=x{160}… \[500 B\]$/);
+      expect(line.length).toBeLessThan(500);
+    }
+    const full = await runTeamd(['logs', 'alice', '-n', '3', '--full', '--dir', dir]);
+    expect(full.stdout.trimEnd().split('\n')).toHaveLength(3 * 3000);
+    const json = await runTeamd(['logs', 'alice', '-n', '3', '--json', '--dir', dir]);
+    expect(
+      json.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { output: string }).output),
+    ).toEqual([output, output, output]);
+  });
+
   it('reads from the end: the last lines of a 120 MB log in a process whose heap could not hold it', async () => {
     const dir = path.join(makeTempDir(), '.team');
     fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });

@@ -23,6 +23,7 @@ interface LogsOptions extends CommonOptions {
   level?: number;
   task?: number;
   all?: boolean;
+  full?: boolean;
 }
 
 export function logsCommand(io: Io): Command {
@@ -34,6 +35,7 @@ export function logsCommand(io: Io): Command {
     .option('--level <level>', 'only lines at this level or above: debug, info, warn, error', parseLevel)
     .option('--task <id>', 'only lines about this task', parseTaskId)
     .option('--all', "the daemon's and every teammate's log, merged in time order")
+    .option('--full', 'show long and multi-line values whole (otherwise one line per record, their start and size)')
     .action(async (name: string | undefined, options: LogsOptions) => {
       if (options.all && name) throw new InvalidArgumentError(`give a name or --all, not both`);
       const { paths, logger } = await openContext(io, options.dir, 'read');
@@ -43,7 +45,7 @@ export function logsCommand(io: Io): Command {
       const print = (line: string): void => {
         const entry = parseLogLine(line);
         if (verdict(entry, options) !== 'keep') return;
-        io.out(`${options.json || !entry ? line : formatLogEntry(entry)}\n`);
+        io.out(`${options.json || !entry ? line : formatLogEntry(entry, { full: options.full === true })}\n`);
       };
       const keepFiles = readRotationKeep(paths);
       // Read from the end of each log (and its rotated files): memory does not grow with their size.
