@@ -3,6 +3,11 @@ import { TeamdError, type ErrorCode } from '../errors.js';
 import type { StatePaths } from '../paths.js';
 import { controlResponseSchema, type ControlRequest } from '../contracts/control-protocol.js';
 import { notAnsweringHint } from './not-answering.js';
+import { readLiveDaemon } from '../proc/pid-file.js';
+import { isStopped } from '../proc/process-identity.js';
+
+/** How often a command waiting for the daemon looks whether its process is stopped. */
+const STOPPED_CHECK_MS = 250;
 
 const KNOWN_CODES = new Set<string>([
   'USAGE',
@@ -22,23 +27,32 @@ export async function requestDaemon(paths: StatePaths, request: ControlRequest, 
   const line = await new Promise<string>((resolve, reject) => {
     const socket = net.createConnection(paths.daemonSocket);
     let buffer = '';
-    const timer = setTimeout(() => {
+    const giveUp = (waited: string): void => {
+      clearTimeout(timer);
+      clearInterval(watch);
       socket.destroy();
       reject(
-        new TeamdError('PROTOCOL', `the daemon did not answer "${request.op}" within ${formatWait(timeoutMs)}: ${notAnsweringHint(paths)}`, {
-          details: { notAnswering: true },
-        }),
+        new TeamdError('PROTOCOL', `the daemon did not answer "${request.op}" ${waited}: ${notAnsweringHint(paths)}`, { details: { notAnswering: true } }),
       );
-    }, timeoutMs);
+    };
+    const timer = setTimeout(() => giveUp(`within ${formatWait(timeoutMs)}`), timeoutMs);
+    // A stopped daemon (SIGSTOP, Ctrl-Z, a debugger) will not answer however long this waits: said at once.
+    const watch = setInterval(() => {
+      const daemon = readLiveDaemon(paths);
+      if (daemon && isStopped(daemon.pid)) giveUp('(it is stopped)');
+    }, STOPPED_CHECK_MS);
+    watch.unref();
     socket.setEncoding('utf8');
     socket.on('connect', () => socket.write(`${JSON.stringify(request)}\n`));
     socket.on('data', (chunk: string) => (buffer += chunk));
     socket.on('end', () => {
       clearTimeout(timer);
+      clearInterval(watch);
       resolve(buffer.trim());
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
+      clearInterval(watch);
       if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') {
         reject(
           new TeamdError('DAEMON_NOT_RUNNING', `no teamd daemon is running for ${paths.root}: start it with: teamd start --dir ${paths.root}`, {

@@ -139,6 +139,30 @@ describe('teamd start / stop', () => {
     expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
   });
 
+  it('a stopped daemon is said to be stopped by a command at once, not after its 30 s wait (issue 49)', async () => {
+    const dir = stateDir();
+    const info = await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
+    process.kill(info.pid, 'SIGSTOP');
+    try {
+      await waitFor(() => fs.readFileSync(`/proc/${info.pid}/stat`, 'utf8').split(') ')[1]?.startsWith('T') || null, 'the daemon stopped');
+      for (const args of [
+        ['spawn', 'carol', 'coder'],
+        ['shutdown', 'carol'],
+      ]) {
+        const result = await runTeamd([...args, '--dir', dir]);
+        expect(result.code).not.toBe(0);
+        // Not "within 30 s": it looked at the daemon's process while it waited.
+        expect(result.stderr).toBe(
+          `teamd: the daemon did not answer "${args[0]}" (it is stopped): its process (pid ${info.pid}) is stopped (SIGSTOP, Ctrl-Z or a debugger): resume it with kill -CONT ${info.pid}\n`,
+        );
+      }
+    } finally {
+      process.kill(info.pid, 'SIGCONT');
+    }
+    expect(member(dir, 'carol')).toBeUndefined();
+    expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
+  });
+
   it('a teammate stopped with SIGSTOP is named in status with what to do; continued, the line goes', async () => {
     const dir = stateDir();
     await startDaemon(dir, { settings: { idleTimeoutMs: 0 } });
