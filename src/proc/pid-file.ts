@@ -54,12 +54,29 @@ export function readLiveDaemon(paths: StatePaths): PidInfo | null {
     return null;
   }
   if (raw === null) return null;
+  const parsed = pidInfoSchema.safeParse(parsePidFile(raw));
+  return parsed.success && isDaemonOf(parsed.data, paths.root) ? parsed.data : null;
+}
+
+/**
+ * `run/daemon.pid`: the pid alone on its first line (so `kill $(head -1 .team/run/daemon.pid)`
+ * works, as with PostgreSQL's postmaster.pid), then the daemon's record as JSON. A file of an
+ * older teamd (the JSON alone) is read too. What does not parse, or whose two pids differ, is null.
+ */
+export function parsePidFile(raw: string): unknown {
   try {
-    const parsed = pidInfoSchema.safeParse(JSON.parse(raw));
-    return parsed.success && isDaemonOf(parsed.data, paths.root) ? parsed.data : null;
+    if (raw.trimStart().startsWith('{')) return JSON.parse(raw);
+    const newline = raw.indexOf('\n');
+    const pid = raw.slice(0, newline).trim();
+    const record: unknown = JSON.parse(raw.slice(newline + 1));
+    return /^\d+$/.test(pid) && typeof record === 'object' && record !== null && (record as { pid?: unknown }).pid === Number(pid) ? record : null;
   } catch {
     return null;
   }
+}
+
+function pidFileText(info: PidInfo): string {
+  return `${info.pid}\n${JSON.stringify(info)}\n`;
 }
 
 /**
@@ -103,7 +120,7 @@ export async function acquirePidFile(paths: StatePaths, locker: FileLocker, logg
       dir: paths.root,
       ...(sandbox ? { sandbox: sandbox.description, sandboxed: sandbox.confined, networkLeashed: sandbox.networkLeashed } : {}),
     };
-    writeFileAtomicSync(paths.daemonPid, `${JSON.stringify(info)}\n`);
+    writeFileAtomicSync(paths.daemonPid, pidFileText(info));
     return info;
   });
 }
@@ -111,7 +128,7 @@ export async function acquirePidFile(paths: StatePaths, locker: FileLocker, logg
 /** Removes the pid file if it is still ours. */
 export function releasePidFile(paths: StatePaths): void {
   try {
-    const parsed = pidInfoSchema.safeParse(JSON.parse(readTextIfExists(paths.daemonPid) ?? 'null'));
+    const parsed = pidInfoSchema.safeParse(parsePidFile(readTextIfExists(paths.daemonPid) ?? 'null'));
     if (parsed.success && parsed.data.pid === process.pid) fs.rmSync(paths.daemonPid, { force: true });
   } catch {
     // already gone or unreadable: nothing of ours to remove

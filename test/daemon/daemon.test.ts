@@ -35,6 +35,18 @@ describe('teamd start / stop', () => {
     expect(fs.existsSync(statePaths(dir).daemonSocket)).toBe(false);
   });
 
+  it("the pid file's first line is the pid alone: kill $(head -1 .team/run/daemon.pid) stops the daemon cleanly", async () => {
+    const dir = stateDir();
+    const info = await startDaemon(dir);
+    const [first, second] = fs.readFileSync(statePaths(dir).daemonPid, 'utf8').split('\n');
+    expect(first).toBe(String(info.pid));
+    expect(JSON.parse(second!)).toMatchObject({ pid: info.pid, dir });
+    const killed = spawnSync('sh', ['-c', `kill $(head -1 ${statePaths(dir).daemonPid})`]);
+    expect(killed.status).toBe(0);
+    await waitFor(() => !isAlive(info.pid) || null, 'the daemon to stop');
+    expect(fs.existsSync(statePaths(dir).daemonPid)).toBe(false);
+  });
+
   it('cleans up the pid file of a daemon that was killed, and starts', async () => {
     const dir = stateDir();
     const dead = spawnSync(process.execPath, ['-e', '0']).pid;
