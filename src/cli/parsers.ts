@@ -10,11 +10,9 @@ export function parseTaskId(raw: string): number {
 }
 
 export function parseTaskIdList(raw: string): number[] {
-  const parts = raw
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part.length > 0);
-  if (parts.length === 0) throw new InvalidArgumentError(`expected task ids separated by commas (e.g. 1,2), got ${JSON.stringify(raw)}.`);
+  const parts = raw.split(',').map((part) => part.trim());
+  // An empty part (`1,`, `1,,2`) is a slip, most likely of a missing id: refused, not skipped.
+  if (parts.some((part) => part.length === 0)) throw new InvalidArgumentError(`expected task ids separated by commas (e.g. 1,2), got ${JSON.stringify(raw)}.`);
   return parts.map(parseTaskId);
 }
 
@@ -50,6 +48,15 @@ export function parseRole(raw: string): string {
 const DURATION_UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** A duration: 500ms, 5s, 2m, 1h, or a bare number of milliseconds; in milliseconds. */
+/** A duration that must say its unit (`cron add --in 5` meant 5 ms): 90s, 3m, 2h, 500ms. */
+export function parseDurationWithUnit(raw: string): number {
+  if (/^\s*\d+(\.\d+)?\s*$/.test(raw))
+    throw new InvalidArgumentError(
+      `give the duration's unit: ${raw.trim()}s, ${raw.trim()}m or ${raw.trim()}h (ms for milliseconds), got ${JSON.stringify(raw)}.`,
+    );
+  return parseDuration(raw);
+}
+
 export function parseDuration(raw: string): number {
   const match = /^(\d{1,12}(?:\.\d{1,3})?)(ms|s|m|h)?$/.exec(raw.trim());
   if (!match) throw new InvalidArgumentError(`expected a duration such as 30s, 2m, 1h or 500ms (a bare number is milliseconds), got ${JSON.stringify(raw)}.`);

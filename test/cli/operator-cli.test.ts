@@ -209,6 +209,7 @@ describe('the operator CLI', () => {
       [['send', 'alice', '-'], /standard input was empty/],
       [['broadcast', ''], /the message is empty/],
       [['send', 'alice', 'hi', '--from', 'ghost'], /no teammate named "ghost" to send as/],
+      [['send', 'alice', 'hi', '--from', 'alice'], /a message from alice to alice: nobody writes to itself/],
       [['broadcast', 'hi', '--from', 'ghost'], /no teammate named "ghost" to send as/],
       [['send', 'alice', 'done', '--type', 'task_completed'], /task_completed is a protocol message that teamd sends itself/],
       [['send', 'alice', 'ok', '--type', 'plan_approval_response'], /teamd approve <id>/],
@@ -227,6 +228,13 @@ describe('the operator CLI', () => {
     const wrong = await runTeamd(['start', '--idle-timeout', '5x', '--dir', dir]);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/expected a duration such as 30s, 2m/);
+    // A reminder in 5 meant 5 ms: a delay must say its unit.
+    const bare = await runTeamd(['cron', 'add', 'ping', '--in', '5', '--to', 'alice', '--dir', dir]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("give the duration's unit: 5s, 5m or 5h");
+    // help on a command that does not exist is a mistake, not help.
+    const help = await runTeamd(['help', 'nonexistent', '--dir', dir]);
+    expect(help).toMatchObject({ code: 2, stderr: 'teamd: there is no command named "nonexistent"; teamd help lists them\n' });
     const started = await runTeamd(['start', '--idle-timeout', '2m', '--dir', dir]);
     try {
       expect(started.code, started.stderr).toBe(0);

@@ -70,6 +70,8 @@ describe('teamd task (real CLI process)', () => {
       ['task', 'claim', '--next', '--owner', '../../etc'],
       ['task', 'list', '--status', 'done'],
       ['task', 'add', 'x', '--blocked-by', '1,two'],
+      ['task', 'add', 'x', '--blocked-by', '1,'],
+      ['task', 'add', 'x', '--blocked-by', '1,,2'],
       ['task', 'frobnicate'],
     ]) {
       const result = await runTeamd([...args, '--dir', dir]);

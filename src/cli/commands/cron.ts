@@ -9,7 +9,7 @@ import { readConfig } from '../../roster/roster.js';
 import { LEAD } from '../../contracts/roster.js';
 import { openLocal } from '../context.js';
 import { formatColumns, printJson, type Io } from '../output.js';
-import { parseDuration } from '../parsers.js';
+import { parseDurationWithUnit } from '../parsers.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 import { firstLine } from '../../text.js';
 
@@ -30,7 +30,7 @@ export function cronCommand(io: Io): Command {
       .argument('<when-or-message>', 'a cron expression (5 fields, or 6 with seconds first); with --in or --at, the message')
       .argument('[message]', 'what the recipient is told (or the task it gets)')
       .option('--to <recipient>', 'a teammate, role:<role> (every teammate of that role), or lead')
-      .option('--in <duration>', 'once, this long from now (90s, 3m, 2h)', parseDuration)
+      .option('--in <duration>', 'once, this long from now (90s, 3m, 2h; the unit is required)', parseDurationWithUnit)
       .option('--at <time>', 'once, at this time (2026-12-01T09:00 host time, or with an offset or Z)')
       .option('--tz <zone>', "the cron expression's IANA time zone (default: the host's)")
       .option('--task', 'put a new task on the board instead of sending a message (--to role:<role> sets its role)')

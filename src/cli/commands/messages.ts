@@ -17,6 +17,12 @@ export function sendCommand(io: Io): Command {
     .option('--from <name>', 'sender: lead or a teammate on the roster', parseMemberName, LEAD)
     .option('--type <type>', "message type: only 'message' (protocol messages are sent by teamd itself)", parsePersonType, 'message')
     .action(async (to: string, text: string, options: CommonOptions & { from: string; type: 'message' }) => {
+      // The lead's inbox is also where the person writes to the lead agent: only a teammate writing to itself is refused.
+      if (options.from === to && to !== LEAD)
+        throw new TeamdError(
+          'INVALID_INPUT',
+          `a message from ${to} to ${to}: nobody writes to itself; send it as the lead (the default) or as another member (--from)`,
+        );
       const content = await messageText(io, text);
       const { mailbox } = await openContext(io, options.dir, 'write');
       await requireSender(mailbox, options.from);
@@ -79,7 +85,9 @@ async function requireSender(mailbox: MailStore, from: string): Promise<void> {
 }
 
 export function inboxCommand(io: Io): Command {
-  return withCommonOptions(new Command('inbox').description("read a mailbox (never moves its owner's cursor)"))
+  return withCommonOptions(
+    new Command('inbox').description("read a mailbox (never moves a teammate's cursor; inbox lead --unread keeps your own read position)"),
+  )
     .argument('<name>', 'whose inbox: lead, user (what the lead agent tells you) or a teammate', parseMemberName)
     .option('--unread', "only messages past the owner's read position; for the lead (you), reading them moves it")
     .option('--follow', 'keep printing new messages as they arrive, like tail -f (Ctrl-C stops)')

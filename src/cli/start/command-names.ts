@@ -42,6 +42,8 @@ export function isCommandName(name: string | undefined): name is CommandName {
 export interface CommandLine {
   readonly load: readonly CommandName[] | 'all';
   readonly role: string;
+  /** `teamd help <topic>` naming no command. */
+  readonly unknownHelp?: string;
 }
 
 /**
@@ -64,5 +66,6 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
   if (first === '-V' || first === '--version') return { load: [], role: 'version' };
   const second = argv[at + 1];
   if (first === 'help' && isCommandName(second)) return { load: [second], role: 'help' };
+  if (first === 'help' && second !== undefined && !second.startsWith('-')) return { load: 'all', role: 'other', unknownHelp: second };
   return { load: 'all', role: 'other' };
 }

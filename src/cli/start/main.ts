@@ -106,6 +106,11 @@ function withGlobalOptions(program: Command): void {
 
 /** The only place errors become exit codes and text. */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
+  const unknownHelp = readCommandLine(argv).unknownHelp;
+  if (unknownHelp !== undefined) {
+    io.err(`teamd: there is no command named ${JSON.stringify(unknownHelp)}; teamd help lists them\n`);
+    return EXIT_USAGE;
+  }
   try {
     const program = await buildProgram(io, argv);
     await program.parseAsync([...argv], { from: 'user' });
