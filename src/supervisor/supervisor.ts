@@ -68,10 +68,7 @@ export class Supervisor {
       logger: deps.logger,
       hasProcess: (name) => Boolean(this.slots.get(name)?.child || this.slots.get(name)?.restartTimer),
       launch: (name) => this.launch(name),
-      ring: (name, task) => {
-        const child = this.slots.get(name)?.child;
-        if (child) sendToMember(child, { type: 'wake', task });
-      },
+      ring: (name, task) => this.tell(name, { type: 'wake', task }),
       markLooked: deps.markLooked,
       afterLook: deps.afterLook,
       now: this.now,
@@ -222,9 +219,7 @@ export class Supervisor {
 
   /** Pids of running teammate processes, for status and tests. */
   runningPids(): Record<string, number> {
-    const pids: Record<string, number> = {};
-    for (const [name, slot] of this.slots) if (slot.child?.pid) pids[name] = slot.child.pid;
-    return pids;
+    return Object.fromEntries([...this.slots].flatMap(([name, slot]) => (slot.child?.pid ? [[name, slot.child.pid] as const] : [])));
   }
 
   private launch(name: string): void {

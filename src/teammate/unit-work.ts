@@ -13,6 +13,7 @@ import type { Usage } from '../contracts/model.js';
 import type { TeammateDeps } from './teammate-deps.js';
 import type { RuntimeParts, RuntimeState } from './runtime-parts.js';
 import { teammateToolContext } from './runtime-tool-context.js';
+import { RunningUnit, TAKEN_BACK } from './running-unit.js';
 
 /**
  * A teammate's work on what is in its conversation: units of the agent loop, its events turned
@@ -20,10 +21,8 @@ import { teammateToolContext } from './runtime-tool-context.js';
  * idle loop around it is teammate-runtime.ts.
  */
 export class UnitWork {
-  /** The unit running now: aborted when its task turns out to be someone else's (recheckClaim). */
-  private unit: AbortController | null = null;
-  /** The task the running unit was stopped for: closed once the unit has ended. */
-  private takenBack: Task | null = null;
+  /** The unit running now: stopped when its task turns out to be someone else's (recheckClaim). */
+  private readonly running = new RunningUnit();
 
   constructor(
     private readonly deps: TeammateDeps,
@@ -58,11 +57,9 @@ export class UnitWork {
     this.state.reportedToPerson = false;
     for (let reminders = 0, goalReminders = 0; ; reminders++) {
       const end = await this.runUnit();
-      if (this.takenBack) {
-        const task = this.takenBack;
-        this.takenBack = null;
-        if (this.currentTask?.id === task.id)
-          this.closeTask(task, "it went back to the board while your host was cut off from the team, and may be another teammate's now");
+      const takenBack = this.running.takenBack();
+      if (takenBack) {
+        if (this.currentTask?.id === takenBack.id) this.closeTask(takenBack, TAKEN_BACK);
         // The model has the turn again: messages it took in during the stopped unit are still to be answered.
         continue;
       }
@@ -171,19 +168,14 @@ export class UnitWork {
     const task = this.currentTask;
     if (!task || (await this.parts.outcomes.holdsClaim(task.id))) return;
     this.deps.logger.warn({ taskId: task.id }, 'this task went back to the board while this host was counted lost; stopping work on it');
-    if (this.unit && this.currentTask?.id === task.id) {
-      this.takenBack = task;
-      this.unit.abort(`task ${task.id} is no longer yours`);
-    } else if (this.currentTask?.id === task.id)
-      this.closeTask(task, "it went back to the board while your host was cut off from the team, and may be another teammate's now");
+    if (this.currentTask?.id === task.id && !this.running.takeBack(task)) this.closeTask(task, TAKEN_BACK);
   }
 
   private async runUnit(): Promise<UnitEnd> {
     this.state.busy = true;
     this.report('working');
     let end: UnitEnd = { kind: 'turn_end', reason: 'end_turn' };
-    const unit = (this.unit = new AbortController());
-    const signal = AbortSignal.any([this.stop, unit.signal]);
+    const { signal, left } = this.running.begin(this.stop);
     const events = runAgent(this.deps.session.messages, {
       model: this.deps.model,
       tools: this.parts.tools,
@@ -197,7 +189,7 @@ export class UnitWork {
       maxTokens: this.deps.maxTokens,
       ...(this.deps.maxTokensCap ? { maxTokensCap: this.deps.maxTokensCap } : {}),
       shouldStop: () => this.stop.aborted || this.state.shutdownRequest !== null,
-      shouldLeave: () => unit.signal.aborted,
+      shouldLeave: left,
       absorbInput: async () => {
         await this.readInbox();
         this.parts.todos.remind(this.currentTask !== null);
@@ -209,7 +201,7 @@ export class UnitWork {
       if (event.type === 'error') end = { kind: 'error', error: event.error };
       await this.onEvent(event);
     }
-    this.unit = null;
+    this.running.end();
     this.state.busy = false;
     this.save();
     return end;

@@ -65,11 +65,14 @@ describe('background jobs in a running team', () => {
     expect(notice).toContain('built-ok');
     // The offline model read it in a new call (it answers a notice with "Noted").
     await waitFor(() => session().includes('Noted: background job alice-1 ended (exited)') || undefined, 'the model to answer the notice');
-    expect(
-      log()
-        .split('\n')
-        .filter((line) => line.includes('"turn ended"')).length,
-    ).toBeGreaterThan(callsBefore);
+    // Its turn's end is logged just after the answer is saved: waited for, not assumed.
+    await waitFor(
+      () =>
+        log()
+          .split('\n')
+          .filter((line) => line.includes('"turn ended"')).length > callsBefore || undefined,
+      'the turn that read the notice to end',
+    );
     expect((await jobs())[0]).toMatchObject({ id: 'alice-1', state: 'exited', exitCode: 4 });
     const listed = await runTeamd(['jobs', '--dir', dir]);
     expect(listed.stdout).toMatch(/alice-1\s+exited\s+4\s/);

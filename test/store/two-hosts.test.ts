@@ -189,7 +189,10 @@ describe.skipIf(url === null)('one team on two hosts (two daemons on one Postgre
       [h1, ['a1', 'a2', 'a3', 'a4']],
       [h2, ['b1', 'b2', 'b3', 'b4']],
     ] as const)
-      for (const name of names) expect((await teamd(dir, 'spawn', name, 'coder')).code).toBe(0);
+      for (const name of names) {
+        const spawned = await teamd(dir, 'spawn', name, 'coder');
+        expect(spawned.code, spawned.stderr).toBe(0);
+      }
     const tasks = await waitForAsync(
       async () => {
         const listing = await board.list({ status: 'completed' });
