@@ -59,6 +59,12 @@ export interface MailStore {
   readonly readsByType: boolean;
   /** Everyone who can receive: the lead, every member, and the person (`user`). */
   recipients(): Promise<string[]>;
+  /**
+   * Makes a recipient's inbox exist, empty if new, so `tail -f` can follow it before its first
+   * message (the file store: the daemon's lead at start, a member at spawn); a store without
+   * files has nothing to make.
+   */
+  openInbox(name: string): Promise<void>;
   send(outgoing: Outgoing): Promise<Message>;
   /** One message to every recipient but the sender (and the person); each gets its own id. */
   broadcast(outgoing: Omit<Outgoing, 'to' | 'type'>): Promise<Message[]>;

@@ -25,6 +25,7 @@ import { ControlServer } from './control-server.js';
 import type { ControlRequest } from '../contracts/control-protocol.js';
 import { acquirePidFile, releasePidFile, type PidInfo } from '../proc/pid-file.js';
 import { relayTeammateEvents } from './event-relay.js';
+import { LEAD } from '../contracts/roster.js';
 import { SharedHost } from './shared-host.js';
 import { openOfflineModel } from './offline-model.js';
 
@@ -107,6 +108,8 @@ export class Daemon {
       });
       logger.info({ store: describeStore(store.setting) }, 'store open');
       const { board, mail: mailbox } = store;
+      // tail -f .team/inbox/lead.jsonl works from the start, not from the lead's first message.
+      await mailbox.openInbox(LEAD).catch((error: unknown) => logger.warn({ err: error }, "could not make the lead's inbox file"));
       shared = SharedHost.open({
         store,
         members: () => roster.read().members,

@@ -1,6 +1,7 @@
 import type { TaskBoard } from '../contracts/task-board.js';
 import type { MailStore } from '../contracts/mail-store.js';
 import type { Logger } from '../log/logger.js';
+import type { Member } from '../contracts/roster.js';
 import type { StatePaths } from '../paths.js';
 import type { RosterStore } from '../roster/roster-store.js';
 import type { Bell } from '../contracts/team-store.js';
@@ -14,6 +15,22 @@ export interface SpawnSpec {
   readonly model?: string | undefined;
   readonly plan?: boolean | undefined;
   readonly budgetTokens?: number | undefined;
+}
+
+/** A spawned member's roster fields: starting afresh (no restarts, exit or problem carried over). */
+export function spawnedMember(spec: SpawnSpec): Partial<Member> & Pick<Member, 'role' | 'status'> {
+  return {
+    role: spec.role,
+    status: 'starting',
+    ...(spec.prompt === undefined ? {} : { prompt: spec.prompt }),
+    ...(spec.model === undefined ? {} : { model: spec.model }),
+    ...(spec.plan === undefined ? {} : { plan: spec.plan }),
+    ...(spec.budgetTokens === undefined ? {} : { budgetTokens: spec.budgetTokens }),
+    restarts: 0,
+    lastExit: null,
+    problem: null,
+    retryAt: null,
+  };
 }
 
 export interface SupervisorDeps {

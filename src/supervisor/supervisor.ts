@@ -14,7 +14,7 @@ import { DEFAULT_LADDER, settlesWithin, stopChild, type LadderTimings, type Stop
 import { WakeScheduler } from './wake-scheduler.js';
 import { WorkHandout } from './work-handout.js';
 import { reconcileWorktrees } from '../worktree/reconcile.js';
-import type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
+import { spawnedMember, type SpawnSpec, type SupervisorDeps } from './supervisor-deps.js';
 import { isoTime } from '../platform/iso-time.js';
 
 export type { SpawnSpec, SupervisorDeps } from './supervisor-deps.js';
@@ -129,22 +129,10 @@ export class Supervisor {
         `${spec.name} is already running (pid ${slot.child?.pid ?? 'restarting'}); shut it down first: teamd shutdown ${spec.name}`,
       );
     }
-    this.deps.roster.upsertMember(
-      spec.name,
-      {
-        role: spec.role,
-        status: 'starting',
-        ...(spec.prompt === undefined ? {} : { prompt: spec.prompt }),
-        ...(spec.model === undefined ? {} : { model: spec.model }),
-        ...(spec.plan === undefined ? {} : { plan: spec.plan }),
-        ...(spec.budgetTokens === undefined ? {} : { budgetTokens: spec.budgetTokens }),
-        restarts: 0,
-        lastExit: null,
-        problem: null,
-        retryAt: null,
-      },
-      { mustPersist: true },
-    );
+    this.deps.roster.upsertMember(spec.name, spawnedMember(spec), { mustPersist: true });
+    await this.deps.mailbox
+      .openInbox(spec.name)
+      .catch((error: unknown) => this.deps.logger.warn({ err: error, teammate: spec.name }, 'could not make the inbox file'));
     this.slots.set(spec.name, newSlot());
     this.launch(spec.name);
     // Reachable from every host before the spawn is answered: a message sent right after it is not refused.

@@ -35,6 +35,19 @@ describe('teamd start / stop', () => {
     expect(fs.existsSync(statePaths(dir).daemonSocket)).toBe(false);
   });
 
+  it("the lead's inbox is there from the start and a member's from its spawn: tail -f can follow them before the first message", async () => {
+    const dir = stateDir();
+    await startDaemon(dir);
+    const paths = statePaths(dir);
+    expect(fs.statSync(paths.inboxFile('lead'))).toMatchObject({ size: 0, mode: expect.any(Number) });
+    expect(fs.statSync(paths.inboxFile('lead')).mode & 0o777).toBe(0o600);
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    expect(fs.statSync(paths.inboxFile('alice')).size).toBe(0);
+    const tail = spawnSync('tail', ['-n', '5', paths.inboxFile('lead'), paths.inboxFile('alice')]);
+    expect(tail.status).toBe(0);
+    expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
+  });
+
   it("the pid file's first line is the pid alone: kill $(head -1 .team/run/daemon.pid) stops the daemon cleanly", async () => {
     const dir = stateDir();
     const info = await startDaemon(dir);

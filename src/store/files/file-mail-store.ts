@@ -18,6 +18,7 @@ export function fileMailStore(deps: { readonly paths: StatePaths; readonly mailb
     // An inbox is one file: reading some types means going through the others.
     readsByType: false,
     recipients: async () => mailbox.recipients(),
+    openInbox: async (name) => mailbox.openInbox(name),
     send: async (outgoing) => mailbox.send(outgoing),
     broadcast: async (outgoing) => mailbox.broadcast(outgoing),
     inbox: async (name, from = 0, only) => {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { TeamdError } from '../../errors.js';
 import { appendRecordSync } from '../../fs/append-record.js';
 import type { Logger } from '../../log/logger.js';
@@ -56,6 +57,12 @@ export class Mailbox {
     const messages = targets.map((to) => this.build({ ...outgoing, to, type: 'broadcast' }));
     for (const message of messages) this.append(message);
     return messages;
+  }
+
+  /** The inbox file exists (0600, empty if new): `tail -f` finds it before the first message. */
+  openInbox(name: string): void {
+    ensurePrivateDir(this.paths.inboxDir);
+    fs.closeSync(fs.openSync(this.paths.inboxFile(name), 'a', 0o600));
   }
 
   private build(outgoing: Outgoing): Message {

@@ -67,6 +67,9 @@ export class PgMailStore implements MailStore {
     return [...new Set([LEAD, ...rows.map((row) => row.name), USER])];
   }
 
+  /** Rows, not files: an inbox exists once it has a message. */
+  async openInbox(): Promise<void> {}
+
   async send(outgoing: Outgoing): Promise<Message> {
     const message = buildMessage(outgoing, { now: this.now(), key: this.key });
     if (message.to !== LEAD && message.to !== USER) {
