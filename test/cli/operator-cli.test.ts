@@ -316,6 +316,13 @@ describe('the operator CLI', () => {
       content: 'my plan',
       extra: { taskId: 2, claim: 1 },
     });
+    new Mailbox({ paths, logger: createLogger() }).send({
+      from: 'alice',
+      to: 'lead',
+      type: 'permission_request',
+      content: 'may I',
+      extra: { tool: 'bash', input: {} },
+    });
     fs.writeFileSync(path.join(paths.tasksDir, 'task_9.json'), '{"id": 9, "subject": ');
     const text = await runTeamd(['status', '--dir', dir]);
     expect(text.code, text.stderr).toBe(0);
@@ -326,8 +333,10 @@ describe('the operator CLI', () => {
     expect(needs).toMatch(/task_9\.json: /);
     expect(needs).toMatch(/task 1 failed \(alice\): the build is broken \(teamd task show 1\)/);
     expect(needs).toMatch(/bob waits for your answer to plan [0-9a-f]{8} \(task 2\), \d+s old: teamd plans/);
+    // A permission request is called one, not a plan.
+    expect(needs).toMatch(/alice waits for your answer to permission request [0-9a-f]{8}, \d+s old: teamd plans/);
     const json = JSON.parse((await runTeamd(['status', '--dir', dir, '--json'])).stdout);
-    expect(json).toMatchObject({ daemon: null, plansWaiting: 1, tokens: { input: 0, output: 0 } });
+    expect(json).toMatchObject({ daemon: null, plansWaiting: 2, tokens: { input: 0, output: 0 } });
     expect(json.members[0]).toMatchObject({ name: 'alice', model: 'offline', restarts: 2, lastExit: 'killed by SIGKILL' });
 
     fs.writeFileSync(paths.config, '{"members": [');

@@ -74,7 +74,7 @@ export function statusCommand(io: Io): Command {
       const plans = storeError ? [] : await pendingPlanRequests(mailbox, store.board, paths, scanFileOf(store, paths));
       for (const plan of plans)
         needsYou.push(
-          `${plan.from} waits for your answer to plan ${plan.requestId.slice(0, 8)}${plan.taskId ? ` (task ${plan.taskId})` : ''}, ${formatDuration(now.getTime() - Date.parse(plan.at))} old: teamd plans`,
+          `${plan.from} waits for your answer to ${plan.kind === 'permission' ? 'permission request' : 'plan'} ${plan.requestId.slice(0, 8)}${plan.taskId ? ` (task ${plan.taskId})` : ''}, ${formatDuration(now.getTime() - Date.parse(plan.at))} old: teamd plans`,
         );
       needsYou.push(...members.flatMap((m) => memberProblem(m, now) ?? []));
       if (daemon && runsUnsandboxed(daemon)) needsYou.push(`commands are not sandboxed: ${daemon.sandbox}`);
