@@ -23,7 +23,9 @@ function checkActor(task: Task, actor: Actor, action: string): void {
   if (actor.claim !== undefined && task.claim !== actor.claim) {
     throw new TeamdError(
       'STALE_CLAIM',
-      `cannot ${action} task ${task.id} with claim ${actor.claim}: the task was claimed again since (claim ${task.claim}), so this holder's claim is void`,
+      actor.claim > task.claim
+        ? `cannot ${action} task ${task.id} with claim ${actor.claim}: no such claim was ever made (the task's claim is ${task.claim}); give the number its claim printed`
+        : `cannot ${action} task ${task.id} with claim ${actor.claim}: the task was claimed again since (claim ${task.claim}), so this holder's claim is void`,
       { details: { id: task.id, claim: task.claim, presented: actor.claim } },
     );
   }

@@ -100,6 +100,12 @@ describe('teamd task (real CLI process)', () => {
     const notMine = await runTeamd(['task', 'done', '1', '--owner', 'bob', '--dir', dir]);
     expect(notMine.code).toBe(4);
     expect(notMine.stderr).toMatch(/owned by alice/);
+    // A claim number from the future is no stale holder: it was never given.
+    const future = await runTeamd(['task', 'done', '1', '--owner', 'alice', '--claim', '7', '--dir', dir]);
+    expect(future.code).toBe(4);
+    expect(future.stderr).toBe(
+      "teamd: cannot complete task 1 with claim 7: no such claim was ever made (the task's claim is 1); give the number its claim printed\n",
+    );
     const cycle = await runTeamd(['task', 'block', '1', '--by', '2', '--dir', dir]);
     expect(cycle.code).toBe(4);
     expect(cycle.stderr).toContain('1 -> 2 -> 1');
