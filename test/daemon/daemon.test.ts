@@ -48,6 +48,20 @@ describe('teamd start / stop', () => {
     expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
   });
 
+  it.skipIf(process.getuid?.() !== 0)('teamd stop by another user says the daemon is not theirs to see, not that none runs (exit 1)', async () => {
+    const dir = stateDir();
+    const info = await startDaemon(dir);
+    // The workspace may be passed through; the state folder is the owner's alone (0700).
+    fs.chmodSync(path.dirname(dir), 0o711);
+    const other = await runTeamd(['stop', '--dir', dir], { uid: 65534, gid: 65534 });
+    expect(other.code).toBe(1);
+    expect(other.stderr).toBe(
+      `teamd: ${dir} is closed to this user (it belongs to uid 0): whether a daemon runs there is not this user's to see; run teamd stop as the user who started it\n`,
+    );
+    expect(isAlive(info.pid)).toBe(true);
+    expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
+  });
+
   it("the pid file's first line is the pid alone: kill $(head -1 .team/run/daemon.pid) stops the daemon cleanly", async () => {
     const dir = stateDir();
     const info = await startDaemon(dir);

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command } from 'commander';
 import { Daemon } from '../../daemon/daemon.js';
 import { ensurePrivateDir } from '../../fs/private-dir.js';
@@ -10,7 +12,7 @@ import { readMcpConfig } from '../../mcp/mcp-config.js';
 import { readConfig } from '../../roster/roster.js';
 import { RosterStore } from '../../roster/roster-store.js';
 import { parseStore } from '../../store/store-setting.js';
-import { errorWithCode, TeamdError } from '../../errors.js';
+import { errorWithCode, isNodeError, TeamdError } from '../../errors.js';
 import type { StatePaths } from '../../paths.js';
 import { pathsFor, stateFolderFor } from '../context.js';
 import { startDetachedDaemon, stopDaemonAndWait } from '../daemon-process.js';
@@ -174,6 +176,9 @@ export function stopCommand(io: Io): Command {
     const paths = pathsFor(io, options.dir);
     const running = readLiveDaemon(paths);
     if (!running) {
+      // Not readable is not "not running": another user's daemon is theirs to stop.
+      const closed = closedTo(paths);
+      if (closed) throw new TeamdError('IO', closed);
       if (options.json) printJson(io, { stopped: false, reason: 'not running' });
       else io.out(`no teamd daemon is running for ${paths.root}\n`);
       return;
@@ -182,6 +187,32 @@ export function stopCommand(io: Io): Command {
     if (options.json) printJson(io, { stopped: true, pid: running.pid });
     else io.out(`teamd daemon stopped (pid ${running.pid})\n`);
   });
+}
+
+/** Why this user cannot see whether a daemon runs for the state folder (its run folder or pid file closed to it), or null. */
+function closedTo(paths: StatePaths): string | null {
+  for (const [target, mode] of [
+    [paths.root, fs.constants.X_OK],
+    [paths.runDir, fs.constants.R_OK | fs.constants.X_OK],
+    [paths.daemonPid, fs.constants.R_OK],
+  ] as const) {
+    try {
+      fs.accessSync(target, mode);
+    } catch (error) {
+      if (!isNodeError(error, 'EACCES')) return null;
+      const owner = ownerOf(target) ?? ownerOf(path.dirname(target));
+      return `${target} is closed to this user${owner === null ? '' : ` (it belongs to uid ${owner})`}: whether a daemon runs there is not this user's to see; run teamd stop as the user who started it`;
+    }
+  }
+  return null;
+}
+
+function ownerOf(target: string): number | null {
+  try {
+    return fs.statSync(target).uid;
+  } catch {
+    return null;
+  }
 }
 
 /** The team's log rotation settings; the defaults when config.json cannot be read (the daemon says why as it starts). */
