@@ -1,4 +1,7 @@
+import path from 'node:path';
 import { Command } from 'commander';
+import { alwaysRule } from '../../permissions/always-rule.js';
+import { parseRule, ruleCovers } from '../../permissions/rules.js';
 import { TeamdError } from '../../errors.js';
 import { readPlanRequests, type PlanRequest } from '../../inbox/plan-requests.js';
 import { findRequest, pendingPlanRequests, scanFileOf } from '../../inbox/request-scan.js';
@@ -13,27 +16,52 @@ import { withCommonOptions, type CommonOptions } from './common.js';
 import { firstLine } from '../../text.js';
 
 /** Answers a teammate's plan or permission request named by its id or a unique prefix; a request already answered is refused. */
-async function answerFromCli(io: Io, idOrPrefix: string, approve: boolean, feedback: string, options: CommonOptions & { always?: boolean }): Promise<void> {
+async function answerFromCli(
+  io: Io,
+  idOrPrefix: string,
+  approve: boolean,
+  feedback: string,
+  options: CommonOptions & { always?: boolean; exact?: boolean },
+): Promise<void> {
   const { paths, mailbox, store } = await openContext(io, options.dir, 'write');
   const request = await findRequest(mailbox, store.board, paths, scanFileOf(store, paths), idOrPrefix);
   if (options.always && !request.answer && (request.kind !== 'permission' || !approve))
     throw new TeamdError('USAGE', '--always is for approving a permission request: it adds an allow rule');
   // The rule first: were the answer sent without it, the next such call would be asked again.
-  const rule = options.always && !request.answer ? addAllowRule(paths, request) : null;
+  const rule = options.always && !request.answer ? addAllowRule(paths, request, options.exact === true) : null;
   const response = await answerRequest(mailbox, store.board, request, { approve, feedback });
-  if (options.json) printJson(io, { ...response, ...(rule ? { rule } : {}) });
+  // Requests waiting for calls the new rule allows are answered by it too, as Claude Code applies a rule to matching prompts.
+  const alsoApproved: PlanRequest[] = [];
+  if (rule)
+    for (const other of await pendingPlanRequests(mailbox, store.board, paths, scanFileOf(store, paths)))
+      if (other.requestId !== request.requestId && ruleAllows(rule, other, path.dirname(paths.root))) {
+        await answerRequest(mailbox, store.board, other, { approve: true, feedback: `allowed by the rule ${rule}` });
+        alsoApproved.push(other);
+      }
+  if (options.json) printJson(io, { ...response, ...(rule ? { rule, alsoApproved: alsoApproved.map((other) => other.requestId) } : {}) });
   else
     io.out(
-      `${approve ? 'approved' : 'rejected'} ${request.from}'s ${request.kind === 'plan' ? 'plan' : `request to run ${request.tool}`} ${request.requestId.slice(0, 8)}${request.taskId ? ` for task ${request.taskId}` : ''}${rule ? `; added the rule ${rule} to ${settingsFiles(paths, '').team}` : ''}\n`,
+      `${approve ? 'approved' : 'rejected'} ${request.from}'s ${request.kind === 'plan' ? 'plan' : `request to run ${request.tool}`} ${request.requestId.slice(0, 8)}${request.taskId ? ` for task ${request.taskId}` : ''}${rule ? `; added the rule ${rule} to ${settingsFiles(paths, '').team}` : ''}${alsoApproved.length ? `; it also approved ${alsoApproved.map((other) => `${other.from}'s ${other.requestId.slice(0, 8)}`).join(', ')}` : ''}\n`,
     );
+}
+
+/** Whether an allow rule covers a waiting permission request's call whole. */
+function ruleAllows(rule: string, request: PlanRequest, workspace: string): boolean {
+  if (request.kind !== 'permission' || request.answer || !request.tool) return false;
+  const input = (typeof request.input === 'object' && request.input !== null ? request.input : {}) as Record<string, unknown>;
+  return ruleCovers(parseRule(rule), { tool: request.tool, input, workspace }) === 'all';
 }
 
 export function approveCommand(io: Io): Command {
   return withCommonOptions(new Command('approve').description("approve a teammate's plan or permission request (list them: teamd plans)"))
     .argument('<requestId>', 'the request id, or a unique prefix of it (at least 4 characters)')
     .option('--feedback <text>', 'a note for the teammate', '')
-    .option('--always', 'for a permission request: also allow such calls from now on (adds an allow rule to settings.json)')
-    .action((requestId: string, options: CommonOptions & { feedback: string; always?: boolean }) =>
+    .option(
+      '--always',
+      "for a permission request: also allow such calls from now on (adds Claude Code's prefix rule, Bash(npm run:*), to settings.json) and approve the waiting requests it covers",
+    )
+    .option('--exact', 'with --always: a rule for this exact command line, not its prefix')
+    .action((requestId: string, options: CommonOptions & { feedback: string; always?: boolean; exact?: boolean }) =>
       answerFromCli(io, requestId, true, options.feedback, options),
     );
 }
@@ -96,19 +124,14 @@ function describeInput(input: unknown): string {
   return JSON.stringify(input) ?? '';
 }
 
-/** The allow rule an --always approval adds: the exact command for bash, the file for file tools, the tool otherwise. */
-function addAllowRule(paths: StatePaths, request: PlanRequest): string {
-  const record = (typeof request.input === 'object' && request.input !== null ? request.input : {}) as Record<string, unknown>;
-  const tool = request.tool ?? '';
-  const specifier =
-    tool === 'bash' && typeof record.command === 'string' ? record.command.replace(/\s+/g, ' ').trim() : typeof record.path === 'string' ? record.path : null;
-  // Never wider than what was asked: a call that cannot be written as a rule gets no rule.
-  if (specifier === null || specifier.includes(')') || specifier === '')
+/** The allow rule an --always approval adds (inbox/always-rule.ts): a command's prefix, the exact line with --exact, the file for file tools. */
+function addAllowRule(paths: StatePaths, request: PlanRequest, exact: boolean): string {
+  const rule = alwaysRule(request.tool ?? '', request.input, exact);
+  if (rule === null)
     throw new TeamdError(
       'USAGE',
       `this call cannot be written as one allow rule; approve it without --always, and add a rule to ${settingsFiles(paths, '').team} by hand`,
     );
-  const rule = `${tool === 'bash' ? 'Bash' : tool}(${specifier})`;
   addRuleToSettings(settingsFiles(paths, '').team, 'allow', rule);
   return rule;
 }
