@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderUnit, unitName } from '../../src/daemon/systemd-unit.js';
-import { runTeamd } from '../helpers/processes.js';
+import { REPO_ROOT, runTeamd } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 const hasSystemdAnalyze = spawnSync('systemd-analyze', ['--version']).status === 0;
@@ -43,7 +43,7 @@ describe('teamd service', () => {
     const dir = path.join(makeTempDir(), '.team');
     fs.mkdirSync(dir);
     fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ members: [], settings: { ipcGraceMs: 20_000, termGraceMs: 10_000 } }));
-    const result = await runTeamd(['service', '--print', '--dir', dir, '--user-name', 'dev']);
+    const result = await runTeamd(['service', '--print', '--dir', dir, '--user-name', 'nobody']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('TimeoutStopSec=36s');
     expect(result.stdout).toContain(`--dir ${dir}`);
@@ -73,6 +73,25 @@ describe('teamd service', () => {
       expect((await runTeamd(['service', '--print', '--dir', dir, '--user-name', 'root'])).stdout.split('\n')).toContain('User=root');
     }
     expect((await runTeamd(['service', '--print', '--user', '--user-name', 'x', '--dir', dir])).code).toBe(2);
+    // An account the machine does not know would make a unit that never starts.
+    const unknown = await runTeamd(['service', '--print', '--user-name', 'no-such-account-7', '--dir', dir]);
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr).toContain('there is no account "no-such-account-7" on this machine');
+  });
+
+  it('warns that the unit hides a state folder under /tmp from the service (PrivateTmp=yes); not one elsewhere', async () => {
+    const underTmp = path.join(makeTempDir(), '.team');
+    expect(underTmp.startsWith('/tmp/')).toBe(true);
+    const warned = await runTeamd(['service', '--print', '--dir', underTmp, '--user-name', 'nobody']);
+    expect(warned.code, warned.stderr).toBe(0);
+    expect(warned.stderr).toBe(
+      `teamd: warning: ${underTmp} is under /tmp, which the unit's PrivateTmp=yes hides from the service (it gets a /tmp of its own): move the workspace, or remove PrivateTmp=yes from the unit\n`,
+    );
+    const elsewhere = path.join(REPO_ROOT, 'no-such-workspace', '.team');
+    const quiet = await runTeamd(['service', '--print', '--dir', elsewhere, '--user-name', 'nobody']);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stderr).toBe('');
+    expect(fs.existsSync(path.dirname(elsewhere))).toBe(false);
   });
 
   it('refuses to overwrite a unit edited by hand without --force; replaces one it wrote itself', async () => {
@@ -96,7 +115,7 @@ describe('teamd service', () => {
 
   it.runIf(hasSystemdAnalyze)('the system unit scores OK in systemd-analyze security (it was 9.6 UNSAFE unhardened)', async () => {
     const dir = path.join(makeTempDir(), '.team');
-    const result = await runTeamd(['service', '--print', '--dir', dir, '--user-name', 'dev']);
+    const result = await runTeamd(['service', '--print', '--dir', dir, '--user-name', 'daemon']);
     const file = path.join(makeTempDir(), 'teamd-check.service');
     fs.writeFileSync(file, result.stdout);
     const security = spawnSync('systemd-analyze', ['security', '--offline=true', file], { encoding: 'utf8' });

@@ -245,10 +245,10 @@ describe('answering a permission request by hand', () => {
     const dir = path.join(makeTempDir(), '.team');
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'bypassPermissions' } }));
-    const refused = await runTeamd(['service', '--print', '--user-name', 'dev', '--dir', dir]);
+    const refused = await runTeamd(['service', '--print', '--user-name', 'nobody', '--dir', dir]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/bypassPermissions .*refuses it unless .*"allowBypassInService": true/);
     fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ members: [], settings: { allowBypassInService: true } }));
-    expect((await runTeamd(['service', '--print', '--user-name', 'dev', '--dir', dir])).code).toBe(0);
+    expect((await runTeamd(['service', '--print', '--user-name', 'nobody', '--dir', dir])).code).toBe(0);
   });
 });

@@ -7,6 +7,7 @@ import { readLiveDaemon, runsUnsandboxed } from '../../proc/pid-file.js';
 import { createLogger } from '../../log/logger.js';
 import { DEFAULT_ROTATION, type Rotation } from '../../fs/rotating-file.js';
 import { formatLogLine } from '../log-format.js';
+import { journalLine, writesToJournal } from '../../log/journal.js';
 import { inotifyWarning } from '../../proc/inotify.js';
 import { readMcpConfig } from '../../mcp/mcp-config.js';
 import { readConfig } from '../../roster/roster.js';
@@ -40,8 +41,9 @@ async function runForeground(io: Io, paths: StatePaths, options: StartOptions): 
   const logger = createLogger({
     destination: paths.logFile('daemon'),
     rotation: logRotation(paths),
-    // On a terminal, lines a person can read; for journald (a pipe), the JSON lines.
-    tee: stdout.isTTY ? readableStream(stdout) : stdout,
+    // On a terminal, lines a person can read; for the journal (systemd's JOURNAL_STREAM names it),
+    // the JSON lines each after its priority, for journalctl -p; for any other pipe, the JSON lines.
+    tee: stdout.isTTY ? readableStream(stdout) : writesToJournal(io.env, 1) ? { write: (line: string) => void stdout.write(journalLine(line)) } : stdout,
     bindings: { component: 'daemon' },
     // The log is on the disk that failed: say so where it can be seen (stderr: the journal, or logs/daemon-start.log).
     onWriteHealth: (error) => {

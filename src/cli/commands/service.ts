@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,6 +44,11 @@ export function serviceCommand(io: Io): Command {
         scope: options.user ? { kind: 'user' } : { kind: 'system', account: systemAccount(io, options.userName) },
       });
       const name = unitName(stateDir);
+      // The unit gives the service a /tmp of its own: a state folder under /tmp would not be there.
+      if (/^\/(var\/)?tmp(\/|$)/.test(path.resolve(stateDir)))
+        io.err(
+          `teamd: warning: ${stateDir} is under ${stateDir.startsWith('/var/') ? '/var/tmp' : '/tmp'}, which the unit's PrivateTmp=yes hides from the service (it gets a /tmp of its own): move the workspace, or remove PrivateTmp=yes from the unit\n`,
+        );
       if (options.print) {
         if (options.json) printJson(io, { name, unit });
         else io.out(unit);
@@ -78,10 +84,23 @@ function refuseBypassWithoutConsent(stateDir: string, consent: boolean, configFi
   );
 }
 
+/** Whether the system knows the account (its name services, as systemd will ask them). */
+function accountExists(name: string): boolean {
+  const found = spawnSync('getent', ['passwd', name], { encoding: 'utf8' });
+  if (found.error === undefined) return found.status === 0;
+  // No getent: the passwd file is what there is to read.
+  return (readTextIfExists('/etc/passwd') ?? '').split('\n').some((line) => line.split(':')[0] === name);
+}
+
 /** Who a system unit runs as: the named account, else whoever ran sudo, else the caller; never root unless named. */
 function systemAccount(io: Io, named: string | undefined): Extract<UnitSpec['scope'], { kind: 'system' }>['account'] {
   if (named !== undefined) {
     if (!/^[a-z_][a-z0-9_-]{0,31}\$?$/i.test(named)) throw new TeamdError('USAGE', `--user-name ${JSON.stringify(named)} is not an account name`);
+    if (!accountExists(named))
+      throw new TeamdError(
+        'USAGE',
+        `there is no account ${JSON.stringify(named)} on this machine (getent passwd ${named} finds none): name the workspace owner's`,
+      );
     return named;
   }
   const account = io.env.SUDO_USER || os.userInfo().username;
