@@ -5,6 +5,7 @@ import stringWidth from 'string-width';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTeamd, TEAMD_BIN } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { openBoard } from '../helpers/board.js';
 import { waitFor } from '../helpers/wait.js';
 
 const ESC = String.fromCharCode(27);
@@ -128,6 +129,42 @@ describe('teamd watch', () => {
     },
   );
 
+  it.runIf(hasTmux)('at 80x24, a team of 20 beside 100 tasks: the board yields, and every teammate that needs a look is listed, first', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    fs.mkdirSync(dir, { recursive: true });
+    const look = ['errored', 'crashed', 'budget', 'waiting-permission', 'waiting-plan', 'errored'];
+    const members = Array.from({ length: 20 }, (_, i) => ({ name: `mate-${String(i).padStart(2, '0')}`, role: 'coder', status: 'idle' }));
+    // The ones that need a look are at the end of the roster, where a cut list would lose them.
+    for (const [i, status] of look.entries()) members[14 + i]!.status = status;
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ members }));
+    const { board } = openBoard(dir);
+    for (let i = 0; i < 100; i++) await board.add({ subject: `task ${i + 1}` });
+    const session = `teamd-team-${process.pid}`;
+    execFileSync('tmux', [...TMUX, 'new-session', '-d', '-s', session, '-x', '80', '-y', '24', `${process.execPath} ${TEAMD_BIN} watch --dir ${dir}`]);
+    try {
+      const screen = await waitFor(() => {
+        const text = capture(session);
+        return text.includes('MESSAGES') ? text : undefined;
+      }, 'the first frame');
+      const rows = screen.replace(/\n$/, '').split('\n');
+      expect(rows.length).toBeLessThanOrEqual(24);
+      const team = rows.slice(
+        rows.findIndex((row) => row.startsWith('TEAM')) + 1,
+        rows.findIndex((row) => row.startsWith('BOARD')),
+      );
+      for (const name of members.slice(14).map((m) => m.name))
+        expect(
+          team.some((row) => row.includes(name)),
+          `${name} on the screen`,
+        ).toBe(true);
+      // Needing a look, they come first.
+      expect(team.slice(0, look.length).every((row) => members.slice(14).some((m) => row.includes(m.name)))).toBe(true);
+      expect(screen).toMatch(/… \d+ more tasks/);
+    } finally {
+      spawnSync('tmux', [...TMUX, 'kill-session', '-t', session]);
+    }
+  });
+
   it.runIf(hasTmux)('NO_COLOR turns colours off; without it, statuses are coloured', async () => {
     const dir = path.join(makeTempDir(), '.team');
     await runTeamd(['task', 'add', 'one', '--dir', dir]);
@@ -158,7 +195,7 @@ describe('teamd watch', () => {
     }
   });
 
-  it('redraws only when something on the screen changed: a burst of rewrites of a task file changes nothing shown', async () => {
+  it('repaints only what changed on the screen: a burst of rewrites of a task file changes nothing shown; a new message, its lines alone', async () => {
     const dir = path.join(makeTempDir(), '.team');
     await runTeamd(['task', 'add', 'stays the same', '--dir', dir]);
     const task = path.join(dir, 'tasks', 'task_1.json');
@@ -172,6 +209,7 @@ describe('teamd watch', () => {
     const redraws = (): number => output.split('\x1b[H\x1b[2J').length - 1;
     try {
       await waitFor(() => output.includes('stays the same'), 'the first frame');
+      const first = output.length;
       for (let i = 0; i < 50; i++) {
         fs.writeFileSync(`${task}.tmp`, content);
         fs.renameSync(`${task}.tmp`, task);
@@ -179,7 +217,12 @@ describe('teamd watch', () => {
       // Then one visible change: once it is drawn, every rewrite before it was seen too.
       await runTeamd(['send', 'lead', 'a visible change', '--dir', dir]);
       await waitFor(() => output.includes('a visible change'), 'the visible change drawn');
-      expect(redraws()).toBe(2);
+      // One whole frame; the change repainted alone: the lines that did not change are not sent again.
+      expect(redraws()).toBe(1);
+      const after = output.slice(first);
+      expect(after).toContain('a visible change');
+      expect(after).not.toContain('stays the same');
+      expect(after).not.toContain('\x1b[2J');
     } finally {
       child.stdin.end('q');
       child.kill('SIGTERM');

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
+import { repaint } from '../watch/repaint.js';
 import { TeamdError } from '../../errors.js';
 import { Doorbell } from '../../watch/doorbell.js';
 import { openContext } from '../context.js';
@@ -10,7 +11,6 @@ import { withCommonOptions, type CommonOptions } from './common.js';
 
 const ALT_SCREEN_ON = '\x1b[?1049h\x1b[?25l';
 const ALT_SCREEN_OFF = '\x1b[?25h\x1b[?1049l';
-const HOME_AND_CLEAR = '\x1b[H\x1b[2J';
 /** At most this many redraws a second, however fast the files change. */
 const MIN_REDRAW_GAP_MS = 100;
 /** Messages read for the frame: more than any screen shows. */
@@ -60,7 +60,7 @@ export function watchCommand(io: Io): Command {
         if (process.stdin.isTTY) process.stdin.setRawMode(false);
         out.write(ALT_SCREEN_OFF);
       };
-      let shown = '';
+      let shown: readonly string[] | null = null;
       let drawnAt = 0;
       out.write(ALT_SCREEN_ON);
       if (process.stdin.isTTY) process.stdin.setRawMode(true);
@@ -69,17 +69,18 @@ export function watchCommand(io: Io): Command {
       process.once('SIGINT', quit);
       process.once('SIGTERM', quit);
       const onResize = (): void => {
-        shown = '';
+        shown = null;
         bell.ring();
       };
       out.on('resize', onResize);
       try {
         while (!stopper.signal.aborted) {
-          // Only what changed on the screen is worth a redraw; never a final newline (it would scroll a full screen).
-          const text = (await frame()).lines.join('\n');
-          if (text !== shown) {
-            out.write(HOME_AND_CLEAR + text);
-            shown = text;
+          // Only the lines that changed are written; never a final newline (it would scroll a full screen).
+          const { lines } = await frame();
+          const change = repaint(shown, lines);
+          if (change !== '') {
+            out.write(change);
+            shown = lines;
             drawnAt = Date.now();
           }
           await bell.wait(stopper.signal);

@@ -10,7 +10,7 @@ export interface SectionRows {
 /**
  * Splits `height` lines: one header, one title per section, then the rows. Each section gets a
  * few rows first (tasks before members before messages when the screen is small), then what is
- * left goes to the board, the team and the messages in that order.
+ * left goes to the team, the board and the messages in that order.
  */
 export function sectionRows(height: number, want: { members: number; tasks: number; messages: number }): SectionRows {
   const fixed = 4;
@@ -23,8 +23,9 @@ export function sectionRows(height: number, want: { members: number; tasks: numb
   const tasks = take(Math.max(1, want.tasks), 3);
   const members = take(Math.max(1, want.members), 3);
   const messages = take(Math.max(1, want.messages), 2);
-  const moreTasks = take(Math.max(1, want.tasks) - tasks, Number.MAX_SAFE_INTEGER);
+  // Then the team, whole if it fits: the board yields first (a big board hid all but two teammates).
   const moreMembers = take(Math.max(1, want.members) - members, Number.MAX_SAFE_INTEGER);
+  const moreTasks = take(Math.max(1, want.tasks) - tasks, Number.MAX_SAFE_INTEGER);
   const moreMessages = take(Math.max(1, want.messages) - messages, 8);
   // Empty lines between sections only from what nothing else wanted.
   const gaps = left >= 3;
