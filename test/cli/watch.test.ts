@@ -6,6 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTeamd, TEAMD_BIN } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { openBoard } from '../helpers/board.js';
+import { writeRoster } from '../helpers/team.js';
+import { Mailbox } from '../../src/store/files/mailbox.js';
+import { createLogger } from '../../src/log/logger.js';
+import { readInboxFrom } from '../../src/store/files/inbox-file.js';
 import { waitFor } from '../helpers/wait.js';
 
 const ESC = String.fromCharCode(27);
@@ -160,6 +164,45 @@ describe('teamd watch', () => {
       // Needing a look, they come first.
       expect(team.slice(0, look.length).every((row) => members.slice(14).some((m) => row.includes(m.name)))).toBe(true);
       expect(screen).toMatch(/… \d+ more tasks/);
+    } finally {
+      spawnSync('tmux', [...TMUX, 'kill-session', '-t', session]);
+    }
+  });
+
+  it.runIf(hasTmux)('requests waiting for the person are at the top with their ids; a approves the first, r rejects the next', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    const paths = writeRoster(dir, ['alice', 'bob']);
+    const mailbox = new Mailbox({ paths, logger: createLogger() });
+    const ask = (from: string, command: string) =>
+      mailbox.send({
+        from,
+        to: 'lead',
+        type: 'permission_request',
+        content: `${from} asks to run bash: ${command}`,
+        extra: { tool: 'bash', input: { command }, taskId: 3 },
+      });
+    const first = ask('alice', 'npm run build');
+    const second = ask('bob', 'git push');
+    const session = `teamd-asks-${process.pid}`;
+    execFileSync('tmux', [...TMUX, 'new-session', '-d', '-s', session, '-x', '100', '-y', '30', `${process.execPath} ${TEAMD_BIN} watch --dir ${dir}`]);
+    const answers = (name: string) => readInboxFrom(paths.inboxFile(name), 0).messages.map(({ message }) => [message.type, message.requestId, message.approve]);
+    try {
+      const screen = await waitFor(() => {
+        const text = capture(session);
+        return text.includes('MESSAGES') ? text : undefined;
+      }, 'the first frame');
+      const rows = screen.split('\n');
+      expect(rows[1]).toMatch(/^NEEDS YOUR ANSWER {2}2 waiting: a approves the first, r rejects it/);
+      expect(rows[2]).toContain(`${first.requestId!.slice(0, 8)} alice runs bash: npm run build  task 3`);
+      expect(rows[3]).toContain(`${second.requestId!.slice(0, 8)} bob runs bash: git push`);
+      execFileSync('tmux', [...TMUX, 'send-keys', '-t', session, 'a']);
+      await waitFor(() => answers('alice').length === 1 || null, "alice's answer");
+      expect(answers('alice')).toEqual([['permission_response', first.requestId, true]]);
+      await waitFor(() => capture(session).split('\n')[1]?.includes('1 waiting') || null, 'the next request first');
+      execFileSync('tmux', [...TMUX, 'send-keys', '-t', session, 'r']);
+      await waitFor(() => answers('bob').length === 1 || null, "bob's answer");
+      expect(answers('bob')).toEqual([['permission_response', second.requestId, false]]);
+      await waitFor(() => (capture(session).includes('NEEDS YOUR ANSWER') ? null : true), 'nothing left to answer');
     } finally {
       spawnSync('tmux', [...TMUX, 'kill-session', '-t', session]);
     }

@@ -6,7 +6,8 @@ import { Doorbell } from '../../watch/doorbell.js';
 import { openContext } from '../context.js';
 import { printJson, type Io } from '../output.js';
 import { renderFrame } from '../watch/render.js';
-import { takeSnapshot } from '../watch/snapshot.js';
+import { takeSnapshot, type Snapshot } from '../watch/snapshot.js';
+import { answerRequest } from '../../inbox/answer-request.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 
 const ALT_SCREEN_ON = '\x1b[?1049h\x1b[?25l';
@@ -18,7 +19,9 @@ const MESSAGES_READ = 20;
 
 export function watchCommand(io: Io): Command {
   return withCommonOptions(
-    new Command('watch').description('a live view of the team, the board and the latest messages; redrawn on file changes (q or Ctrl-C quits)'),
+    new Command('watch').description(
+      'a live view of what waits for your answer, the team, the board and the latest messages; redrawn on changes (a approves, r rejects the first request; q or Ctrl-C quits)',
+    ),
   )
     .option('--once', 'print one frame and exit (no terminal control)')
     .action(async (options: CommonOptions & { once?: boolean }) => {
@@ -31,8 +34,9 @@ export function watchCommand(io: Io): Command {
       const interactive = !options.once && out.isTTY === true;
       // https://no-color.org: a non-empty NO_COLOR turns colour off.
       const color = interactive && !io.env.NO_COLOR;
+      let latest: Snapshot | null = null;
       const frame = async (): Promise<{ lines: string[]; rosterError: string | null }> => {
-        const snapshot = await takeSnapshot(paths, store, MESSAGES_READ);
+        const snapshot = (latest = await takeSnapshot(paths, store, MESSAGES_READ));
         const lines = renderFrame(snapshot, { width: out.columns ?? 100, height: interactive ? (out.rows ?? 40) : 40, dir: paths.root, color });
         return { lines, rosterError: snapshot.rosterError };
       };
@@ -53,8 +57,18 @@ export function watchCommand(io: Io): Command {
       if (listening) bell.onClose(() => listening.close());
       const stopper = new AbortController();
       const quit = (): void => stopper.abort();
+      // a approves, r rejects the first request waiting (shown at the top); the redraw shows the next.
+      const answer = (approve: boolean): void => {
+        const request = latest?.requests[0];
+        if (!request) return;
+        void answerRequest(store.mail, store.board, request, { approve, feedback: approve ? '' : 'rejected by the person in teamd watch' })
+          .catch((error: unknown) => logger.warn({ err: error, requestId: request.requestId }, 'could not answer from teamd watch'))
+          .finally(() => bell.ring());
+      };
       const onKey = (key: Buffer): void => {
         if (key.includes(0x71) || key.includes(0x03)) quit();
+        else if (key.includes(0x61)) answer(true);
+        else if (key.includes(0x72)) answer(false);
       };
       const restore = (): void => {
         if (process.stdin.isTTY) process.stdin.setRawMode(false);

@@ -76,7 +76,9 @@ export function renderFrame(snapshot: Snapshot, options: FrameOptions): string[]
     .filter((t) => t.status === 'in_progress' || t.status === 'pending' || t.status === 'failed')
     .sort((a, b) => taskRank(a) - taskRank(b) || a.id - b.id);
   const messages = snapshot.messages;
-  const rows = sectionRows(options.height, {
+  // What waits for the person's answer comes first, on its own rows: a few, then how many more.
+  const asks = Math.min(MAX_ASKS, snapshot.requests.length);
+  const rows = sectionRows(options.height - (asks > 0 ? asks + 1 : 0), {
     members: snapshot.rosterError ? 1 : members.length,
     tasks: tasks.length,
     messages: messages.length,
@@ -88,6 +90,33 @@ export function renderFrame(snapshot: Snapshot, options: FrameOptions): string[]
   const gap = (): void => {
     if (rows.gaps) lines.push('');
   };
+
+  if (asks > 0) {
+    lines.push(
+      paint([
+        ['NEEDS YOUR ANSWER', `${BOLD}${YELLOW}`],
+        [`  ${snapshot.requests.length} waiting: a approves the first, r rejects it`, DIM],
+      ]),
+    );
+    const now = Date.now();
+    for (const [i, request] of snapshot.requests.slice(0, asks).entries())
+      lines.push(
+        paint(
+          i === asks - 1 && snapshot.requests.length > asks
+            ? [[`  … ${snapshot.requests.length - asks + 1} more: teamd plans`, DIM]]
+            : [
+                [`  ${request.requestId.slice(0, 8)} `, i === 0 ? BOLD : ''],
+                [`${request.from} `],
+                [
+                  request.kind === 'permission'
+                    ? `runs ${oneLine(`${request.tool ?? '?'}: ${describeCall(request.input)}`)}`
+                    : `plan: ${oneLine(request.plan)}`,
+                ],
+                [`${request.taskId === null ? '' : `  task ${request.taskId}`}  ${Math.round((now - Date.parse(request.at)) / 1000)}s`, DIM],
+              ],
+        ),
+      );
+  }
 
   gap();
   lines.push(
@@ -133,6 +162,16 @@ export function renderFrame(snapshot: Snapshot, options: FrameOptions): string[]
       );
     }
   return lines.slice(0, Math.max(1, options.height));
+}
+
+/** Requests shown on the screen at most; the rest are counted. */
+const MAX_ASKS = 3;
+
+function describeCall(input: unknown): string {
+  const record = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+  if (typeof record.command === 'string') return record.command;
+  if (typeof record.path === 'string') return record.path;
+  return JSON.stringify(input) ?? '';
 }
 
 function rank(order: readonly string[], status: string): number {

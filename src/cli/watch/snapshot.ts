@@ -7,6 +7,8 @@ import { readConfig } from '../../roster/roster.js';
 import { type Member } from '../../contracts/roster.js';
 import type { TodoItem } from '../../contracts/todos.js';
 import { readPublishedTodos } from '../../teammate/published-todos.js';
+import type { PlanRequest } from '../../inbox/plan-requests.js';
+import { pendingPlanRequests, scanFileOf } from '../../inbox/request-scan.js';
 
 export interface Snapshot {
   readonly daemon: PidInfo | null;
@@ -18,10 +20,13 @@ export interface Snapshot {
   readonly messages: Message[];
   /** Each working teammate's plan (todo_write), shown beside its task. */
   readonly todos: ReadonlyMap<string, readonly TodoItem[]>;
+  /** Plan and permission requests waiting for the person's answer, oldest first. */
+  readonly requests: readonly PlanRequest[];
 }
 
 /** Everything the watch view shows, read from the files (works with the daemon down). */
 export async function takeSnapshot(paths: StatePaths, store: Pick<TeamStore, 'board' | 'mail'>, messageCount: number): Promise<Snapshot> {
+  const requests = await pendingPlanRequests(store.mail, store.board, paths, scanFileOf(store, paths));
   const listing = await store.board.list();
   let members: Member[] = [];
   let rosterError: string | null = null;
@@ -38,5 +43,6 @@ export async function takeSnapshot(paths: StatePaths, store: Pick<TeamStore, 'bo
     problems: listing.problems.length,
     messages: await store.mail.latest(messageCount),
     todos: new Map(members.filter((m) => m.task).map((m) => [m.name, readPublishedTodos(paths, m.name)])),
+    requests,
   };
 }
