@@ -223,6 +223,28 @@ describe('the operator CLI', () => {
     expect(fromBob.code, fromBob.stderr).toBe(0);
   });
 
+  it('a damaged state folder is named in one line, never an unexpected error: folders where files belong, --dir under a file', async () => {
+    for (const [damage, args, place] of [
+      ['logs/cli.log', ['task', 'add', 'y'], 'logs/cli.log'],
+      ['inbox/alice.jsonl', ['send', 'alice', 'hi'], 'inbox/alice.jsonl'],
+      ['run/daemon.pid', ['start'], 'run/daemon.pid'],
+      ['run/daemon.sock', ['start'], 'run/daemon.sock'],
+    ] as const) {
+      const dir = team();
+      fs.mkdirSync(path.join(dir, damage), { recursive: true });
+      const result = await runTeamd([...args, '--dir', dir]);
+      expect({ damage, code: result.code }).toEqual({ damage, code: 1 });
+      expect(result.stderr).not.toContain('unexpected error');
+      expect(result.stderr).toContain(`${path.join(dir, place)} is a folder where teamd keeps a file: move it aside and retry`);
+      if (args[0] === 'start') await runTeamd(['stop', '--dir', dir]);
+    }
+    const underFile = await runTeamd(['status', '--dir', '/etc/passwd/.team']);
+    expect(underFile.code).toBe(1);
+    expect(underFile.stderr).toBe(
+      'teamd: /etc/passwd/.team goes through a file where a folder should be: fix the path (--dir names a state folder) or move the file aside\n',
+    );
+  });
+
   it('durations take units: --idle-timeout 2m is 120000 ms; a wrong one is refused with exit 2', async () => {
     const dir = team();
     const wrong = await runTeamd(['start', '--idle-timeout', '5x', '--dir', dir]);

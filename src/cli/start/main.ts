@@ -166,9 +166,21 @@ function describeTeamdError(error: TeamdError): string {
   return hint === undefined ? error.message : `${error.message} (${hint})`;
 }
 
+/** A path teamd uses that is the wrong kind of thing (a damaged state folder): what is wrong with it, and what to do. */
+const PATH_HINTS: Readonly<Record<string, string>> = {
+  EISDIR: 'is a folder where teamd keeps a file: move it aside and retry',
+  ERR_FS_EISDIR: 'is a folder where teamd keeps a file: move it aside and retry',
+  ENOTDIR: 'goes through a file where a folder should be: fix the path (--dir names a state folder) or move the file aside',
+  ELOOP: 'is a loop of symbolic links: replace it with the file or folder it should be',
+};
+
 /** One line, never a stack trace: what failed, and for a system error, what to do about it. */
 function describeUnexpected(error: unknown): string {
   if (!(error instanceof Error)) return `unexpected error: ${String(error)}`;
+  const failed = error as NodeJS.ErrnoException & { info?: { path?: string } };
+  const where = failed.path ?? failed.info?.path;
+  const pathHint = failed.code === undefined ? undefined : PATH_HINTS[failed.code];
+  if (pathHint !== undefined && where !== undefined) return `${where} ${pathHint}`;
   const hint = advice((error as NodeJS.ErrnoException).code, 'no');
   const message = error.message.split('\n')[0] ?? '';
   return hint === undefined ? `unexpected error: ${message} (details in the logs: teamd logs)` : `${message} (${hint})`;
