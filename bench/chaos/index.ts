@@ -54,7 +54,22 @@ async function adversary(): Promise<void> {
   if (succeeded.length > 0) process.exitCode = 1;
 }
 
+const USAGE = `usage: node dist/bench/chaos/index.js [--minutes N] [--adversary]
+  --minutes N   run the fault injection for N minutes (default 2), then check every invariant
+  --adversary   run the prompt-injected team instead; exit 1 when any attempt succeeded
+`;
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const unknown = process.argv.slice(2).filter((arg, i, all) => !['--minutes', '--adversary'].includes(arg) && all[i - 1] !== '--minutes');
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown argument(s): ${unknown.join(' ')}\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
   if (process.argv.includes('--adversary')) return adversary();
   const minutes = parseMinutes(process.argv.slice(2));
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'teamd-chaos-'));
@@ -66,14 +81,18 @@ async function main(): Promise<void> {
   const logger = createLogger();
   const board = new Board({ paths, locker: new FileLocker({ logger }), logger });
   const mailbox = new Mailbox({ paths, logger });
-  // Ctrl-C stops the team before the harness ends.
-  process.once('SIGINT', () => {
-    try {
-      teamd(['stop', '--dir', root]);
-    } finally {
-      process.exit(130);
-    }
-  });
+  // Ctrl-C, or a SIGTERM (a CI job cancelled), stops the team before the harness ends.
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)
+    process.once(signal, () => {
+      try {
+        teamd(['stop', '--dir', root]);
+      } finally {
+        process.exit(code);
+      }
+    });
   try {
     permitAll(root);
     teamd(['start', '--dir', root]);
