@@ -68,6 +68,8 @@ describe('teamd start / stop', () => {
     const [first, second] = fs.readFileSync(statePaths(dir).daemonPid, 'utf8').split('\n');
     expect(first).toBe(String(info.pid));
     expect(JSON.parse(second!)).toMatchObject({ pid: info.pid, dir });
+    // status gives the start in the reader's zone, as the logs do (not UTC ISO beside them).
+    expect((await runTeamd(['status', '--dir', dir])).stdout).toMatch(/\(since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} [+-]\d\d:\d\d\)/);
     const killed = spawnSync('sh', ['-c', `kill $(head -1 ${statePaths(dir).daemonPid})`]);
     expect(killed.status).toBe(0);
     await waitFor(() => !isAlive(info.pid) || null, 'the daemon to stop');

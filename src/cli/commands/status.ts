@@ -20,6 +20,7 @@ import { otherHostsMembers } from '../team-members.js';
 import { printJson, type Io } from '../output.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 import { firstLine } from '../../text.js';
+import { formatLogTime } from '../log-format.js';
 
 /** Failed tasks listed one by one under "needs you"; past this, a count and the command that lists them. */
 const FAILED_SHOWN = 5;
@@ -42,7 +43,9 @@ export function statusCommand(io: Io): Command {
       const hosts = elsewhere.hosts;
       members.push(...elsewhere.members);
       for (const host of hosts.filter((h) => h.lost))
-        needsYou.push(`host ${host.host} is lost (no heartbeat since ${host.heartbeatAt}): its teammates' tasks went back to the board`);
+        needsYou.push(
+          `host ${host.host} is lost (no heartbeat since ${formatLogTime(Date.parse(host.heartbeatAt))}): its teammates' tasks went back to the board`,
+        );
       let storeError: string | null = null;
       // An unreachable store is reported like everything else: the rest of the status is still shown.
       // Counted, not listed: thousands of finished tasks are not read one by one (store/files/board-counts.ts).
@@ -81,7 +84,7 @@ export function statusCommand(io: Io): Command {
       else if (daemon && runsWithoutNetworkLeash(daemon)) needsYou.push(`commands reach any host: ${daemon.sandbox}`);
       if (health?.rosterWriteFailing)
         needsYou.push(
-          `the daemon cannot write ${paths.config} since ${health.rosterWriteFailingSince} (${health.rosterWriteFailing}); it keeps running and retries: free some disk space`,
+          `the daemon cannot write ${paths.config} since ${health.rosterWriteFailingSince ? formatLogTime(Date.parse(health.rosterWriteFailingSince)) : '?'} (${health.rosterWriteFailing}); it keeps running and retries: free some disk space`,
         );
       if (health?.logWriteFailing) needsYou.push(`the daemon cannot write its log (${health.logWriteFailing}): free some disk space`);
       const inotify = inotifyView(daemon?.pid ?? null, members);
@@ -114,7 +117,7 @@ export function statusCommand(io: Io): Command {
       } else {
         io.out(
           daemon
-            ? `daemon: running${notAnswering ? ' but NOT ANSWERING' : ''}, pid ${daemon.pid}, up ${formatDuration(uptimeSeconds! * 1000)} (since ${daemon.startedAt}), team model ${config?.settings.model ?? '?'}\n`
+            ? `daemon: running${notAnswering ? ' but NOT ANSWERING' : ''}, pid ${daemon.pid}, up ${formatDuration(uptimeSeconds! * 1000)} (since ${formatLogTime(Date.parse(daemon.startedAt))}), team model ${config?.settings.model ?? '?'}\n`
             : `daemon: not running (start it: teamd start --dir ${paths.root})\n`,
         );
         if (daemon?.sandbox) io.out(`sandbox: ${daemon.sandbox}\n`);
