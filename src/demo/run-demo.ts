@@ -114,13 +114,16 @@ async function watchUntilDone(paths: StatePaths, board: Board, bell: Doorbell, s
   let reply: string | null = null;
   const deadline = Date.now() + DEMO_TIMEOUT_MS;
   const total = DEMO_TASKS.length;
+  // Counted as they are shown: two completions seen in one look read 3/6 and 4/6, not 4/6 twice.
+  let completedShown = 0;
   for (;;) {
     const tasks = board.list().tasks;
     for (const task of tasks) {
       const state = `${task.status}:${task.owner ?? ''}`;
       if (seen.get(task.id) === state) continue;
       seen.set(task.id, state);
-      const line = describe(task, tasks.filter((t) => t.status === 'completed').length, total);
+      if (task.status === 'completed') completedShown++;
+      const line = describe(task, completedShown, total);
       if (line) show(line);
     }
     const read = readInboxFrom(paths.inboxFile(LEAD), inboxOffset);
