@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderUnit, unitName } from '../../src/daemon/systemd-unit.js';
-import { REPO_ROOT, runTeamd } from '../helpers/processes.js';
+import { runTeamd } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 const hasSystemdAnalyze = spawnSync('systemd-analyze', ['--version']).status === 0;
@@ -87,7 +87,8 @@ describe('teamd service', () => {
     expect(warned.stderr).toBe(
       `teamd: warning: ${underTmp} is under /tmp, which the unit's PrivateTmp=yes hides from the service (it gets a /tmp of its own): move the workspace, or remove PrivateTmp=yes from the unit\n`,
     );
-    const elsewhere = path.join(REPO_ROOT, 'no-such-workspace', '.team');
+    // Not under /tmp, whatever the checkout's place (a clean clone in CI may be under /tmp itself).
+    const elsewhere = `/nonexistent-teamd-${process.pid}/.team`;
     const quiet = await runTeamd(['service', '--print', '--dir', elsewhere, '--user-name', 'nobody']);
     expect(quiet.code, quiet.stderr).toBe(0);
     expect(quiet.stderr).toBe('');
