@@ -11,7 +11,7 @@ import { PgBoard } from '../../src/store/postgres/pg-board.js';
 import { findServerBinaries, startLocalServer } from '../../src/store/postgres/local-server.js';
 import { member } from '../helpers/daemon.js';
 import { runTeamd } from '../helpers/processes.js';
-import { makeTempDir } from '../helpers/temp-dir.js';
+import { beforeThisTestsFoldersGo, makeTempDir } from '../helpers/temp-dir.js';
 import { waitForAsync } from '../helpers/wait.js';
 
 const missing = findServerBinaries() === null ? 'a PostgreSQL server (initdb, postgres)' : null;
@@ -23,7 +23,7 @@ describe.skipIf(missing !== null)('a database that comes and goes (issue 48)', (
     const server = await startLocalServer();
     // One clean-up, the daemon before its database (a stop that finds the database gone takes longer).
     let stopDaemon = async (): Promise<unknown> => undefined;
-    onTestFinished(async () => {
+    beforeThisTestsFoldersGo(async () => {
       await stopDaemon();
       await server.stop();
     });

@@ -12,7 +12,7 @@ import { makeNet, type NetHost } from '../helpers/netns.js';
 import { processesRunning, runTeamd } from '../helpers/processes.js';
 import { isAlive, readLiveDaemon } from '../../src/proc/pid-file.js';
 import { savedMessages } from '../helpers/session.js';
-import { makeTempDir } from '../helpers/temp-dir.js';
+import { beforeThisTestsFoldersGo, makeTempDir } from '../helpers/temp-dir.js';
 import { waitForAsync } from '../helpers/wait.js';
 
 const LEASE_MS = 2_000;
@@ -35,9 +35,18 @@ describe.skipIf(missing !== null)('two hosts and their database in network names
     // One clean-up, in this order whatever happened: the daemons (healed first), the database, the links.
     const daemons: string[] = [];
     let server: Awaited<ReturnType<typeof startLocalServer>> | null = null;
-    onTestFinished(async () => {
+    beforeThisTestsFoldersGo(async () => {
       for (const host of net.hosts) net.heal(host);
-      for (const dir of daemons) await runTeamd(['stop', '--dir', dir]);
+      for (const dir of daemons) {
+        const stopped = await runTeamd(['stop', '--dir', dir]);
+        if (process.env.TEAMD_PARTITION_FIGURES) {
+          const pidFile = statePaths(dir).daemonPid;
+          const raw = fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8') : '(none)';
+          process.stdout.write(`cleanup stop ${dir}: ${stopped.code} ${stopped.stdout.trim()} ${stopped.stderr.trim()}\npid file: ${raw}\n`);
+          const m = /"pid":(\d+)/.exec(raw);
+          if (m) process.stdout.write(`stat: ${fs.existsSync('/proc/' + m[1]) ? fs.readFileSync('/proc/' + m[1] + '/stat', 'utf8').split(' ').slice(0, 22).join(' ') : 'gone'}\n`);
+        }
+      }
       await server?.stop();
       net.remove();
     });

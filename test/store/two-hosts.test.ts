@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { describe, expect, inject, it, onTestFinished } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { statePaths } from '../../src/paths.js';
 import { readConfig } from '../../src/roster/roster.js';
 import { isAlive, readLiveDaemon } from '../../src/proc/pid-file.js';
@@ -12,7 +12,7 @@ import { migrate } from '../../src/store/postgres/schema.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { collectOutput, processesRunning, runTeamd, startFixture } from '../helpers/processes.js';
 import { savedMessages } from '../helpers/session.js';
-import { makeTempDir, onBeforeTempRemoval } from '../helpers/temp-dir.js';
+import { beforeThisTestsFoldersGo, makeTempDir, onBeforeTempRemoval } from '../helpers/temp-dir.js';
 import { waitForAsync } from '../helpers/wait.js';
 
 const url = inject('pgUrl');
@@ -133,7 +133,8 @@ describe.skipIf(url === null)('one team on two hosts (two daemons on one Postgre
     // h1's daemon stops answering (paused) past its lease: h2 counts it lost, gives the task back, and bob (on h2) does it.
     const daemon1 = readLiveDaemon(statePaths(h1))!;
     process.kill(daemon1.pid, 'SIGSTOP');
-    onTestFinished(() => {
+    // Before the daemons are stopped (a stopped one would not answer).
+    beforeThisTestsFoldersGo(async () => {
       if (isAlive(daemon1.pid)) process.kill(daemon1.pid, 'SIGCONT');
     });
     expect((await teamd(h2, 'spawn', 'bob', 'coder')).code).toBe(0);
