@@ -44,7 +44,18 @@ describe.skipIf(missing !== null)('two hosts and their database in network names
           const raw = fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8') : '(none)';
           process.stdout.write(`cleanup stop ${dir}: ${stopped.code} ${stopped.stdout.trim()} ${stopped.stderr.trim()}\npid file: ${raw}\n`);
           const m = /"pid":(\d+)/.exec(raw);
-          if (m) process.stdout.write(`stat: ${fs.existsSync('/proc/' + m[1]) ? fs.readFileSync('/proc/' + m[1] + '/stat', 'utf8').split(' ').slice(0, 22).join(' ') : 'gone'}\n`);
+          if (m)
+            process.stdout.write(
+              `stat: ${
+                fs.existsSync('/proc/' + m[1])
+                  ? fs
+                      .readFileSync('/proc/' + m[1] + '/stat', 'utf8')
+                      .split(' ')
+                      .slice(0, 22)
+                      .join(' ')
+                  : 'gone'
+              }\n`,
+            );
         }
       }
       await server?.stop();
