@@ -23,6 +23,14 @@ export interface PlanRequest {
   readonly answer: { readonly approve: boolean; readonly at: string } | null;
 }
 
+/** What a permission request asks to run, in a few words: its command, else its file, else its input as JSON. */
+export function describeRequestInput(input: unknown): string {
+  const record = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+  if (typeof record.command === 'string') return record.command;
+  if (typeof record.path === 'string') return record.path;
+  return JSON.stringify(input) ?? '';
+}
+
 export const PLAN_REQUEST_TYPES: readonly MessageType[] = ['plan_approval_request', 'permission_request'];
 export const PLAN_RESPONSE_TYPES: readonly MessageType[] = ['plan_approval_response', 'permission_response'];
 

@@ -6,9 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTeamd, TEAMD_BIN } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { openBoard } from '../helpers/board.js';
-import { writeRoster } from '../helpers/team.js';
-import { Mailbox } from '../../src/store/files/mailbox.js';
-import { createLogger } from '../../src/log/logger.js';
+import { bashPermissionAsker, writeRoster } from '../helpers/team.js';
 import { readInboxFrom } from '../../src/store/files/inbox-file.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -172,15 +170,7 @@ describe('teamd watch', () => {
   it.runIf(hasTmux)('requests waiting for the person are at the top with their ids; a approves the first, r rejects the next', async () => {
     const dir = path.join(makeTempDir(), '.team');
     const paths = writeRoster(dir, ['alice', 'bob']);
-    const mailbox = new Mailbox({ paths, logger: createLogger() });
-    const ask = (from: string, command: string) =>
-      mailbox.send({
-        from,
-        to: 'lead',
-        type: 'permission_request',
-        content: `${from} asks to run bash: ${command}`,
-        extra: { tool: 'bash', input: { command }, taskId: 3 },
-      });
+    const ask = bashPermissionAsker(paths, 3);
     const first = ask('alice', 'npm run build');
     const second = ask('bob', 'git push');
     const session = `teamd-asks-${process.pid}`;

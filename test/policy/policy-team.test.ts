@@ -7,11 +7,9 @@ import { member, startDaemon } from '../helpers/daemon.js';
 import { runTeamd } from '../helpers/processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
-import { writeRoster } from '../helpers/team.js';
+import { bashPermissionAsker, writeRoster } from '../helpers/team.js';
 import { readInboxFrom } from '../../src/store/files/inbox-file.js';
-import { Mailbox } from '../../src/store/files/mailbox.js';
 import { readRequestScan } from '../../src/inbox/request-scan.js';
-import { createLogger } from '../../src/log/logger.js';
 import { statePaths } from '../../src/paths.js';
 
 const sh = (...lines: string[]): string => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;
@@ -194,15 +192,7 @@ describe('answering a permission request by hand', () => {
     const dir = path.join(makeTempDir(), '.team');
     writeRoster(dir, ['alice', 'bob']);
     const paths = statePaths(dir);
-    const mailbox = new Mailbox({ paths, logger: createLogger() });
-    const ask = (from: string, command: string) =>
-      mailbox.send({
-        from,
-        to: 'lead',
-        type: 'permission_request',
-        content: `${from} asks to run bash: ${command}`,
-        extra: { tool: 'bash', input: { command }, taskId: 4 },
-      });
+    const ask = bashPermissionAsker(paths, 4);
     const first = ask('alice', 'npm   run build');
     const same = ask('bob', 'npm run build');
     const sibling = ask('alice', 'npm run test -- --watch=false');

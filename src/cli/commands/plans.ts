@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { alwaysRule } from '../../permissions/always-rule.js';
 import { parseRule, ruleCovers } from '../../permissions/rules.js';
 import { TeamdError } from '../../errors.js';
-import { readPlanRequests, type PlanRequest } from '../../inbox/plan-requests.js';
+import { describeRequestInput, readPlanRequests, type PlanRequest } from '../../inbox/plan-requests.js';
 import { findRequest, pendingPlanRequests, scanFileOf } from '../../inbox/request-scan.js';
 import { answerRequest } from '../../inbox/answer-request.js';
 import { requestClosure } from '../../inbox/request-closure.js';
@@ -103,7 +103,7 @@ function formatPlans(requests: readonly Listed[], now: Date): string {
     request.taskId === null ? '-' : String(request.taskId),
     age(now.getTime() - Date.parse(request.at)),
     request.answer ? (request.answer.approve ? 'approved' : 'rejected') : request.closed ? 'closed' : 'waiting',
-    request.kind === 'permission' ? firstLine(`${request.tool ?? '?'}: ${describeInput(request.input)}`, 80) : firstLine(request.plan, 80),
+    request.kind === 'permission' ? firstLine(`${request.tool ?? '?'}: ${describeRequestInput(request.input)}`, 80) : firstLine(request.plan, 80),
   ]);
   return formatColumns(['ID', 'KIND', 'TEAMMATE', 'TASK', 'AGE', 'ANSWER', 'WHAT'], rows);
 }
@@ -115,13 +115,6 @@ export function age(ms: number): string {
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
   if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
   return `${Math.floor(seconds / 86_400)}d`;
-}
-
-function describeInput(input: unknown): string {
-  const record = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
-  if (typeof record.command === 'string') return record.command;
-  if (typeof record.path === 'string') return record.path;
-  return JSON.stringify(input) ?? '';
 }
 
 /** The allow rule an --always approval adds (inbox/always-rule.ts): a command's prefix, the exact line with --exact, the file for file tools. */

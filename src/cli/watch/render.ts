@@ -5,6 +5,7 @@ import type { Member } from '../../contracts/roster.js';
 import { cellWidth, oneLine, padCells, truncateCells } from './cells.js';
 import { sectionRows } from './layout.js';
 import type { Snapshot } from './snapshot.js';
+import { describeRequestInput } from '../../inbox/plan-requests.js';
 
 const BOLD = '\x1b[1m';
 const DIM = '\x1b[2m';
@@ -109,7 +110,7 @@ export function renderFrame(snapshot: Snapshot, options: FrameOptions): string[]
                 [`${request.from} `],
                 [
                   request.kind === 'permission'
-                    ? `runs ${oneLine(`${request.tool ?? '?'}: ${describeCall(request.input)}`)}`
+                    ? `runs ${oneLine(`${request.tool ?? '?'}: ${describeRequestInput(request.input)}`)}`
                     : `plan: ${oneLine(request.plan)}`,
                 ],
                 [`${request.taskId === null ? '' : `  task ${request.taskId}`}  ${Math.round((now - Date.parse(request.at)) / 1000)}s`, DIM],
@@ -166,13 +167,6 @@ export function renderFrame(snapshot: Snapshot, options: FrameOptions): string[]
 
 /** Requests shown on the screen at most; the rest are counted. */
 const MAX_ASKS = 3;
-
-function describeCall(input: unknown): string {
-  const record = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
-  if (typeof record.command === 'string') return record.command;
-  if (typeof record.path === 'string') return record.path;
-  return JSON.stringify(input) ?? '';
-}
 
 function rank(order: readonly string[], status: string): number {
   const at = order.indexOf(status);
