@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFailed, onTestFinished } from 'vitest';
 import { createLogger } from '../../src/log/logger.js';
 import { statePaths } from '../../src/paths.js';
 import { PgBoard } from '../../src/store/postgres/pg-board.js';
@@ -16,6 +16,9 @@ import { beforeThisTestsFoldersGo, makeTempDir } from '../helpers/temp-dir.js';
 import { waitForAsync } from '../helpers/wait.js';
 
 const LEASE_MS = 2_000;
+// Its phases take about 25 s quiet; a query sent into a cut link waits out its 25 s bound before the
+// host reconnects, and a loaded machine stretches each phase: 60 s (the suite's default) was met once in CI.
+const PARTITION_TEST_MS = 180_000;
 const missing =
   process.getuid?.() !== 0
     ? 'root (network namespaces)'
@@ -28,14 +31,37 @@ if (missing) process.stderr.write(`partition test SKIPPED: it needs ${missing}\n
 
 const sh = (...lines: string[]) => `\`\`\`sh\n${lines.join('\n')}\n\`\`\``;
 
-describe.skipIf(missing !== null)('two hosts and their database in network namespaces, cut apart and healed (issue 48)', () => {
+describe.skipIf(missing !== null)('two hosts and their database in network namespaces, cut apart and healed (issue 48)', { timeout: PARTITION_TEST_MS }, () => {
   it('a host cut off past its lease, the database cut off from everyone: every task completed once, none by a host that lost its lease, no message lost or doubled', async () => {
+    // Where the test got to, and when: printed with the daemons' last log lines if it fails (a timeout included).
+    const t0 = Date.now();
+    const phases: string[] = [];
+    const phase = (what: string) => {
+      phases.push(`${what} at ${Date.now() - t0} ms`);
+      if (process.env.TEAMD_PARTITION_FIGURES) process.stdout.write(`partition phase: ${phases.at(-1)}\n`);
+    };
+    // The daemons' last log lines, read before the folders go (onTestFailed runs after that).
+    let tails = '';
+    const readTails = () => {
+      tails = [...dirs.entries()]
+        .map(([host, dir]) => {
+          const file = statePaths(dir).logFile('daemon');
+          const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-15) : ['(no log)'];
+          return `--- ${host.name}'s daemon log, last lines:\n${lines.map((line) => line.slice(0, 300)).join('\n')}`;
+        })
+        .join('\n');
+    };
+    onTestFailed(() => {
+      process.stderr.write(`partition test failed; it had reached: ${phases.join('; ') || 'nothing'}\n${tails}\n`);
+    });
     const net = makeNet(['h1', 'h2']);
     if (typeof net === 'string') throw new Error(net);
     // One clean-up, in this order whatever happened: the daemons (healed first), the database, the links.
     const daemons: string[] = [];
+    const dirs = new Map<NetHost, string>();
     let server: Awaited<ReturnType<typeof startLocalServer>> | null = null;
     beforeThisTestsFoldersGo(async () => {
+      readTails();
       for (const host of net.hosts) net.heal(host);
       for (const dir of daemons) {
         const stopped = await runTeamd(['stop', '--dir', dir]);
@@ -63,7 +89,6 @@ describe.skipIf(missing !== null)('two hosts and their database in network names
     });
     server = await startLocalServer({ network: net.subnet });
     const team = `part-${randomUUID().slice(0, 6)}`;
-    const dirs = new Map<NetHost, string>();
     for (const host of net.hosts) {
       const dir = path.join(makeTempDir(`teamd-${host.name}-`), 'ws', '.team');
       fs.mkdirSync(dir, { recursive: true });
@@ -78,6 +103,7 @@ describe.skipIf(missing !== null)('two hosts and their database in network names
       expect(started.code, started.stderr).toBe(0);
       daemons.push(dir);
     }
+    phase('daemons started');
     const [h1, h2] = net.hosts as [NetHost, NetHost];
     expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dirs.get(h1)!])).code).toBe(0);
     expect((await runTeamd(['spawn', 'bob', 'coder', '--dir', dirs.get(h2)!])).code).toBe(0);
@@ -113,6 +139,7 @@ describe.skipIf(missing !== null)('two hosts and their database in network names
       }
       return undefined;
     }, 'alice (h1) working on a task');
+    phase('alice working');
     const cutAt = Date.now();
     net.cut(h1);
     // Messages for alice while her host is cut off: each reaches her once, and her one reply each reaches the lead.
@@ -126,11 +153,13 @@ describe.skipIf(missing !== null)('two hosts and their database in network names
       "alice's task given back and taken again",
       60_000,
     );
+    phase('task taken again');
     const reclaimedMs = Date.now() - cutAt;
     net.heal(h1);
     await waitForAsync(() => allDone(first), 'the first tasks done', 60_000);
     await waitForAsync(async () => ((await hostLost('h1')) ? undefined : true), 'h1 heartbeating again');
 
+    phase('first tasks done, h1 back');
     // 2. The database cut off from everyone for a while.
     const second: number[] = [];
     for (let i = 0; i < 3; i++) second.push((await board.add({ subject: `second ${i}`, description: sh(`echo second-${i}`) })).id);
@@ -140,10 +169,12 @@ describe.skipIf(missing !== null)('two hosts and their database in network names
     net.cut(h2);
     const lostDatabase = (host: NetHost) => logOf(host).slice(before.get(host)).includes('cannot heartbeat');
     await waitForAsync(async () => (lostDatabase(h1) && lostDatabase(h2)) || undefined, 'both hosts lose the database');
+    phase('both lost the database');
     net.heal(h1);
     net.heal(h2);
     await waitForAsync(() => allDone(second), 'the second tasks done', 90_000);
 
+    phase('second tasks done');
     // Every task completed once, by whoever held its last claim; none by a host that had lost its lease.
     for (const id of [...first, ...second]) {
       const task = await board.get(id);
@@ -168,6 +199,7 @@ describe.skipIf(missing !== null)('two hosts and their database in network names
     expect(replies.length).toBeGreaterThan(0);
     expect(new Set(replies).size).toBe(replies.length);
 
+    phase('checked');
     // 3. A host stopped while it cannot reach the database: it stops all the same (its lease runs out), leaving no process.
     const h1Daemon = readLiveDaemon(statePaths(dirs.get(h1)!))!;
     net.cut(h1);
