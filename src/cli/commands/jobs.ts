@@ -5,7 +5,7 @@ import { readConfig } from '../../roster/roster.js';
 import { openLocal } from '../context.js';
 import { formatColumns, printJson, type Io } from '../output.js';
 import { parseTeammateName } from '../parsers.js';
-import { age } from './plans.js';
+import { age } from '../request-prompt.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 import { firstLine } from '../../text.js';
 
