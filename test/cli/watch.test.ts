@@ -167,6 +167,61 @@ describe('teamd watch', () => {
     }
   });
 
+  it.runIf(hasTmux)('at 80x24, a team of 100: n and p (and PgDn, PgUp) page through every member, those who need a look on the first page', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    fs.mkdirSync(dir, { recursive: true });
+    const members = Array.from({ length: 100 }, (_, i) => ({ name: `mate-${String(i).padStart(3, '0')}`, role: 'coder', status: 'idle' }));
+    members[97]!.status = 'crashed';
+    members[98]!.status = 'waiting-plan';
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ members }));
+    const session = `teamd-pages-${process.pid}`;
+    execFileSync('tmux', [...TMUX, 'new-session', '-d', '-s', session, '-x', '80', '-y', '24', `${process.execPath} ${TEAMD_BIN} watch --dir ${dir}`]);
+    const teamRows = (screen: string): string[] => {
+      const rows = screen.split('\n');
+      return rows.slice(
+        rows.findIndex((row) => row.startsWith('TEAM')) + 1,
+        rows.findIndex((row) => row.startsWith('BOARD')),
+      );
+    };
+    const page = (n: number) =>
+      waitFor(() => {
+        const text = capture(session);
+        return new RegExp(`page ${n}/\\d+, teammates \\d+-\\d+ of 100`).test(text) ? text : undefined;
+      }, `page ${n} of the team`);
+    try {
+      const first = await page(1);
+      expect(first.replace(/\n$/, '').split('\n').length).toBeLessThanOrEqual(24);
+      const pages = Number(/page 1\/(\d+)/.exec(first)![1]);
+      expect(pages).toBeGreaterThan(1);
+      expect(
+        teamRows(first)
+          .slice(0, 2)
+          .map((row) => row.trim().split(/\s+/)[0]),
+      ).toEqual(['mate-097', 'mate-098']);
+      const seen = new Set<string>();
+      const collect = (screen: string) => {
+        for (const row of teamRows(screen)) if (/^\s+mate-\d{3}\s/.test(row)) seen.add(row.trim().split(/\s+/)[0]!);
+      };
+      collect(first);
+      for (let n = 2; n <= pages; n++) {
+        execFileSync('tmux', [...TMUX, 'send-keys', '-t', session, n % 2 === 0 ? 'n' : 'NPage']);
+        const screen = await page(n);
+        expect(screen).toMatch(/ of 100 \(2 elsewhere need a look\)/);
+        collect(screen);
+      }
+      expect(seen.size).toBe(100);
+      // Past the last page comes the first again; before the first, the last.
+      execFileSync('tmux', [...TMUX, 'send-keys', '-t', session, 'n']);
+      await page(1);
+      execFileSync('tmux', [...TMUX, 'send-keys', '-t', session, 'PPage']);
+      await page(pages);
+      execFileSync('tmux', [...TMUX, 'send-keys', '-t', session, 'p']);
+      await page(pages - 1);
+    } finally {
+      spawnSync('tmux', [...TMUX, 'kill-session', '-t', session]);
+    }
+  });
+
   it.runIf(hasTmux)('requests waiting for the person are at the top with their ids; a approves the first, r rejects the next', async () => {
     const dir = path.join(makeTempDir(), '.team');
     const paths = writeRoster(dir, ['alice', 'bob']);

@@ -12,6 +12,8 @@ import { withCommonOptions, type CommonOptions } from './common.js';
 
 const ALT_SCREEN_ON = '\x1b[?1049h\x1b[?25l';
 const ALT_SCREEN_OFF = '\x1b[?25h\x1b[?1049l';
+const PAGE_DOWN = '\x1b[6~';
+const PAGE_UP = '\x1b[5~';
 /** At most this many redraws a second, however fast the files change. */
 const MIN_REDRAW_GAP_MS = 100;
 /** Messages read for the frame: more than any screen shows. */
@@ -20,7 +22,7 @@ const MESSAGES_READ = 20;
 export function watchCommand(io: Io): Command {
   return withCommonOptions(
     new Command('watch').description(
-      'a live view of what waits for your answer, the team, the board and the latest messages; redrawn on changes (a approves, r rejects the first request; q or Ctrl-C quits)',
+      'a live view of what waits for your answer, the team, the board and the latest messages; redrawn on changes (a approves, r rejects the first request; n and p page a big team; q or Ctrl-C quits)',
     ),
   )
     .option('--once', 'print one frame and exit (no terminal control)')
@@ -35,9 +37,11 @@ export function watchCommand(io: Io): Command {
       // https://no-color.org: a non-empty NO_COLOR turns colour off.
       const color = interactive && !io.env.NO_COLOR;
       let latest: Snapshot | null = null;
+      // The page of the team shown when it has more members than rows: n and p (and PgDn, PgUp) turn it.
+      let memberPage = 0;
       const frame = async (): Promise<{ lines: string[]; rosterError: string | null }> => {
         const snapshot = (latest = await takeSnapshot(paths, store, MESSAGES_READ));
-        const lines = renderFrame(snapshot, { width: out.columns ?? 100, height: interactive ? (out.rows ?? 40) : 40, dir: paths.root, color });
+        const lines = renderFrame(snapshot, { width: out.columns ?? 100, height: interactive ? (out.rows ?? 40) : 40, dir: paths.root, color, memberPage });
         return { lines, rosterError: snapshot.rosterError };
       };
       if (!interactive) {
@@ -65,8 +69,20 @@ export function watchCommand(io: Io): Command {
           .catch((error: unknown) => logger.warn({ err: error, requestId: request.requestId }, 'could not answer from teamd watch'))
           .finally(() => bell.ring());
       };
+      const turnPage = (by: number): void => {
+        memberPage += by;
+        bell.ring();
+      };
       const onKey = (key: Buffer): void => {
-        if (key.includes(0x71) || key.includes(0x03)) quit();
+        const text = key.toString('latin1');
+        // Page keys are whole escape sequences: their bytes must not be read as letters below.
+        if (text === PAGE_DOWN) turnPage(1);
+        else if (text === PAGE_UP) turnPage(-1);
+        else if (key.includes(0x71) || key.includes(0x03)) quit();
+        // Any other escape sequence (arrows, focus, mouse) answers nothing: its letters are not keys.
+        else if (text.startsWith('\x1b')) return;
+        else if (key.includes(0x6e)) turnPage(1);
+        else if (key.includes(0x70)) turnPage(-1);
         else if (key.includes(0x61)) answer(true);
         else if (key.includes(0x72)) answer(false);
       };

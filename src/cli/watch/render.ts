@@ -39,6 +39,8 @@ export interface FrameOptions {
   readonly height: number;
   readonly dir: string;
   readonly color: boolean;
+  /** Which page of the team to show when it has more members than rows (n and p in teamd watch); any integer, taken round. */
+  readonly memberPage?: number;
 }
 
 /** Members that need the person first: errored, crashed, out of budget, waiting for a plan. */
@@ -130,11 +132,12 @@ export function renderFrame(snapshot: Snapshot, options: FrameOptions): string[]
   else if (members.length === 0) lines.push(paint([['  no teammates yet: teamd spawn <name> <role>', DIM]]));
   else
     lines.push(
-      ...section(
+      ...teamPage(
         members,
         rows.members,
+        options.memberPage ?? 0,
         (m) => paint(memberRow(m, width)),
-        (hidden) => paint([[moreLine(hidden, 'teammate', needsAttention(hidden)), DIM]]),
+        (text) => paint([[text, DIM]]),
       ),
     );
 
@@ -175,6 +178,24 @@ function rank(order: readonly string[], status: string): number {
 
 function needsAttention(hidden: readonly Member[]): number {
   return hidden.filter((m) => rank(MEMBER_ATTENTION, m.status) <= 4).length;
+}
+
+/**
+ * One page of the team: all of it when it fits; else `room - 1` members of page `page` (taken
+ * round, so n past the last page comes back to the first) and a last row saying which, how to
+ * page, and how many on the other pages need a look. Those who need a look sort first, so page 1 has them.
+ */
+function teamPage(members: readonly Member[], room: number, page: number, row: (member: Member) => string, note: (text: string) => string): string[] {
+  if (members.length <= room) return members.map(row);
+  const size = Math.max(1, room - 1);
+  const pages = Math.ceil(members.length / size);
+  const at = ((page % pages) + pages) % pages;
+  const shown = members.slice(at * size, (at + 1) * size);
+  const elsewhere = needsAttention(members.filter((member) => !shown.includes(member)));
+  // What matters most comes first: the line is cut at the screen's edge.
+  const look = elsewhere > 0 ? ` (${elsewhere} elsewhere need${elsewhere === 1 ? 's' : ''} a look)` : '';
+  const pager = `  page ${at + 1}/${pages}, teammates ${at * size + 1}-${at * size + shown.length} of ${members.length}${look}: n next, p previous`;
+  return room <= 1 ? [note(pager)] : [...shown.map(row), note(pager)];
 }
 
 /** The rows that fit; when some do not, the last row says how many are hidden (and how many of them need a look). */
