@@ -14,13 +14,13 @@ describe('workerEnvFor', () => {
   });
 
   it('keeps the malloc settings a person gave the daemon', () => {
-    const env = workerEnvFor({ MALLOC_ARENA_MAX: '8', MALLOC_MMAP_THRESHOLD_: '1048576', MALLOC_TRIM_THRESHOLD_: '0' }, 'claude-sonnet-4-5', '/t');
+    const env = workerEnvFor({ MALLOC_ARENA_MAX: '8', MALLOC_MMAP_THRESHOLD_: '1048576', MALLOC_TRIM_THRESHOLD_: '0' }, 'claude-sonnet-5-5', '/t');
     expect(env).toMatchObject({ MALLOC_ARENA_MAX: '8', MALLOC_MMAP_THRESHOLD_: '1048576', MALLOC_TRIM_THRESHOLD_: '0' });
   });
 
   it('gives an offline teammate no Anthropic credentials, and a real one its own', () => {
     const base = { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: 'http://x' };
     expect(Object.keys(workerEnvFor(base, 'offline', '/t')).filter((k) => k.startsWith('ANTHROPIC_'))).toEqual([]);
-    expect(workerEnvFor(base, 'claude-sonnet-4-5', '/t')).toMatchObject(base);
+    expect(workerEnvFor(base, 'claude-sonnet-5-5', '/t')).toMatchObject(base);
   });
 });

@@ -2,10 +2,19 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { statePaths } from '../../src/paths.js';
+import { KNOWN_MODELS, servedModel } from '../../src/model/model-catalog.js';
 import { apiStandIn } from '../helpers/api-stand-in.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { runTeamd } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
+
+const deprecatedModel = KNOWN_MODELS.filter((m) => m.retiresOn !== undefined && servedModel(m.id, new Date()) !== null).sort((a, b) =>
+  b.retiresOn!.localeCompare(a.retiresOn!),
+)[0]?.id;
+if (deprecatedModel === undefined)
+  process.stderr.write(
+    'real-model-path: the deprecation warning test is SKIPPED: every model the pinned SDK deprecates is retired; upgrade @anthropic-ai/sdk\n',
+  );
 
 const gateways: http.Server[] = [];
 afterEach(async () => {
@@ -67,19 +76,25 @@ describe('a real model id through ANTHROPIC_BASE_URL (the stand-in as the API)',
     expect(refused.stderr).toMatch(/the API key was refused/);
   });
 
-  it('a deprecated model warns once per teammate in its own log, not per call, and the SDK retries are logged at warn', async () => {
-    const { dir, board, env } = await apiStandIn({ alice: [{ status: 529 }] });
-    for (const n of [1, 2, 3]) await board.add({ subject: `t${n}`, description: `\`\`\`sh\necho ${n}\n\`\`\`` });
-    await startDaemon(dir, { env });
-    expect((await runTeamd(['spawn', 'alice', 'coder', '--model', 'claude-sonnet-4-5', '--dir', dir])).code).toBe(0);
-    await waitFor(() => [1, 2, 3].every((id) => board.get(id).status === 'completed'), 'the three tasks');
-    const log = fs.readFileSync(statePaths(dir).logFile('alice'), 'utf8').split('\n').filter(Boolean);
-    expect(log.filter((line) => line.includes("The model 'claude-sonnet-4-5' is deprecated"))).toHaveLength(1);
-    expect(fs.readFileSync(statePaths(dir).logFile('daemon'), 'utf8')).not.toContain('deprecated');
-    const retries = log.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((l) => /retrying/.test(l.msg));
-    expect(retries.length).toBeGreaterThan(0);
-    expect(retries.every((l) => l.level === 40)).toBe(true);
-  });
+  // A model the pinned SDK deprecates that is still served today, the one retiring last: a fixed id
+  // (claude-sonnet-4-5) was refused at spawn from its retirement day on, and failed the suite.
+  it.skipIf(deprecatedModel === undefined)(
+    'a deprecated model warns once per teammate in its own log, not per call, and the SDK retries are logged at warn',
+    async () => {
+      const deprecated = deprecatedModel!;
+      const { dir, board, env } = await apiStandIn({ alice: [{ status: 529 }] });
+      for (const n of [1, 2, 3]) await board.add({ subject: `t${n}`, description: `\`\`\`sh\necho ${n}\n\`\`\`` });
+      await startDaemon(dir, { env });
+      expect((await runTeamd(['spawn', 'alice', 'coder', '--model', deprecated, '--dir', dir])).code).toBe(0);
+      await waitFor(() => [1, 2, 3].every((id) => board.get(id).status === 'completed'), 'the three tasks');
+      const log = fs.readFileSync(statePaths(dir).logFile('alice'), 'utf8').split('\n').filter(Boolean);
+      expect(log.filter((line) => line.includes(`The model '${deprecated}' is deprecated`))).toHaveLength(1);
+      expect(fs.readFileSync(statePaths(dir).logFile('daemon'), 'utf8')).not.toContain('deprecated');
+      const retries = log.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((l) => /retrying/.test(l.msg));
+      expect(retries.length).toBeGreaterThan(0);
+      expect(retries.every((l) => l.level === 40)).toBe(true);
+    },
+  );
 
   it('housekeeping (summaries, one-shot helpers) uses the housekeeping model of the role, the work its own; an unknown one is refused at spawn (issue 47)', async () => {
     const { dir, board, env, requests } = await apiStandIn();
@@ -88,7 +103,7 @@ describe('a real model id through ANTHROPIC_BASE_URL (the stand-in as the API)',
     await board.add({ subject: 'long', description: `\`\`\`teamd-calls\n${JSON.stringify(steps)}\n\`\`\`` });
     await startDaemon(dir, {
       env,
-      settings: { compactThresholdTokens: 5_000, housekeepingModel: 'claude-sonnet-4-5', housekeepingModelByRole: { coder: 'claude-haiku-5-5' } },
+      settings: { compactThresholdTokens: 5_000, housekeepingModel: 'claude-sonnet-5', housekeepingModelByRole: { coder: 'claude-haiku-5-5' } },
     });
     // Checked at spawn like the teammate's own model.
     const wrongRole = { ...JSON.parse(fs.readFileSync(statePaths(dir).config, 'utf8')) };

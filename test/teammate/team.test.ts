@@ -255,7 +255,7 @@ describe('a team on the offline model (real daemon, forked teammates, real SDK o
   it('a real model without ANTHROPIC_API_KEY is refused at spawn with a clear error', async () => {
     const { dir } = workspace();
     await startDaemon(dir, { env: { ANTHROPIC_API_KEY: '' } });
-    const result = await runTeamd(['spawn', 'bob', 'coder', '--model', 'claude-sonnet-4-5', '--dir', dir]);
+    const result = await runTeamd(['spawn', 'bob', 'coder', '--model', 'claude-sonnet-5-5', '--dir', dir]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('ANTHROPIC_API_KEY');
     expect(member(dir, 'bob')).toBeUndefined();
