@@ -64,3 +64,9 @@ export function parseDuration(raw: string): number {
   if (!Number.isSafeInteger(ms)) throw new InvalidArgumentError(`the duration ${JSON.stringify(raw)} is too long.`);
   return ms;
 }
+
+/** A scheduled job's id as `teamd cron list` shows it: c3. */
+export function parseCronId(raw: string): string {
+  if (/^c[1-9]\d{0,14}$/.test(raw.trim())) return raw.trim();
+  throw new InvalidArgumentError(`expected a scheduled job's id as teamd cron list shows it (e.g. c3), got ${JSON.stringify(raw)}.`);
+}

@@ -9,7 +9,7 @@ import { readConfig } from '../../roster/roster.js';
 import { LEAD } from '../../contracts/roster.js';
 import { openLocal } from '../context.js';
 import { formatColumns, printJson, type Io } from '../output.js';
-import { parseDurationWithUnit } from '../parsers.js';
+import { parseCronId, parseDurationWithUnit } from '../parsers.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 import { firstLine } from '../../text.js';
 
@@ -77,7 +77,7 @@ export function cronCommand(io: Io): Command {
   cron.addCommand(
     withCommonOptions(new Command('rm'))
       .description('remove a scheduled job')
-      .argument('<id>', 'its id, as teamd cron list shows it (c3)')
+      .argument('<id>', 'its id, as teamd cron list shows it (c3)', parseCronId)
       .action(async (id: string, options: CommonOptions) => {
         const { paths, locker } = await openLocal(io, options.dir, 'write');
         const removed = await new ScheduleStore(paths, locker).remove(id);

@@ -30,9 +30,16 @@ export const COMMAND_NAMES = [
   'demo',
   'completion',
   'store',
+  // Hidden: the words completion scripts offer for an argument.
+  '__complete',
 ] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];
+
+/** Commands help and completion do not list: `__complete`, which completion scripts run. */
+export function isHidden(name: string | undefined): boolean {
+  return name?.startsWith('__') === true;
+}
 
 export function isCommandName(name: string | undefined): name is CommandName {
   return name !== undefined && (COMMAND_NAMES as readonly string[]).includes(name);

@@ -4,7 +4,7 @@ import { PACKAGE_VERSION } from '../locations.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from '../exit-codes.js';
 import type { Io } from '../output.js';
 import { withCommonOptions } from '../commands/common.js';
-import { COMMAND_NAMES, readCommandLine, type CommandName } from './command-names.js';
+import { COMMAND_NAMES, isHidden, readCommandLine, type CommandName } from './command-names.js';
 
 function commandPath(command: Command): string {
   const names: string[] = [];
@@ -63,6 +63,7 @@ const COMMANDS: Readonly<Record<CommandName, () => Promise<CommandFactory>>> = {
     return (io: Io) => completionCommand(io, () => buildProgram(io, []));
   },
   store: async () => (await import('../commands/store.js')).storeCommand,
+  __complete: async () => (await import('../commands/complete-words.js')).completeWordsCommand,
 };
 
 /** The program with the commands the command line names (all of them for help, a typo, no arguments). */
@@ -81,7 +82,7 @@ Every command takes --dir <path> (default: $TEAMD_DIR, else ./.team), before or 
 Exit codes: 0 ok, 1 error, 2 wrong arguments or input, 3 nothing ready to claim, 4 refused by the board's state.
 Try it offline: teamd demo. Documentation: the docs/ folder of the package.`,
     );
-  for (const factory of factories) program.addCommand(factory(io));
+  for (const [i, factory] of factories.entries()) program.addCommand(factory(io), { hidden: isHidden(names[i]) });
   withGlobalOptions(program);
   configureErrors(program, io);
   return program;
