@@ -28,6 +28,7 @@ import { relayTeammateEvents } from './event-relay.js';
 import { LEAD } from '../contracts/roster.js';
 import { SharedHost } from './shared-host.js';
 import { openOfflineModel } from './offline-model.js';
+import type { ServiceNotifier } from '../platform/systemd-notify.js';
 
 export interface DaemonHealth {
   readonly rosterWriteFailing: string | null;
@@ -52,6 +53,8 @@ export interface DaemonOptions {
   readonly ladder?: LadderTimings;
   /** Why the daemon's log file cannot be written right now, if it cannot. */
   readonly logWriteFailing?: () => string | null;
+  /** The service manager that started it (systemd, Type=notify), told when it is ready and when it stops. */
+  readonly service?: ServiceNotifier | null;
 }
 
 /** The supervisor daemon of one state folder: pid file, control socket, teammate processes. */
@@ -162,6 +165,8 @@ export class Daemon {
       await scheduler.start();
       daemon.server = await ControlServer.listen(paths.daemonSocket, (request) => daemon.handle(request), logger);
       logger.info({ dir: paths.root }, 'daemon ready');
+      const members = roster.read().members.length;
+      options.service?.ready(`ready: ${members} teammate${members === 1 ? '' : 's'}, pid ${process.pid}`);
       return daemon;
     } catch (error) {
       // Never leave a half-started daemon's teammates behind.
@@ -202,6 +207,7 @@ export class Daemon {
     this.stopping ??= (async () => {
       const { logger, paths } = this.options;
       logger.info('daemon stopping');
+      this.options.service?.stopping('stopping the teammates');
       this.storeWait.abort();
       await this.shared?.stopServing();
       await this.scheduler.close();
@@ -215,6 +221,7 @@ export class Daemon {
       this.roster.close();
       releasePidFile(paths);
       logger.info({ rungs }, 'daemon stopped');
+      await this.options.service?.settled();
       this.resolveStopped();
     })();
     return this.stopping;

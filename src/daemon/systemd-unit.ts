@@ -7,6 +7,11 @@ export interface UnitSpec {
   readonly teamdBin: string;
   /** Seconds systemd waits for a stop before SIGKILL: must cover the whole stop ladder. */
   readonly stopTimeoutSec: number;
+  /**
+   * Type=notify: the daemon says when it is ready and when it stops, through systemd-notify
+   * (platform/systemd-notify.ts); false where that helper was not found, then Type=exec.
+   */
+  readonly notify: boolean;
   /** A user unit (~/.config/systemd/user), or a system one run as `account`. */
   readonly scope: { readonly kind: 'user' } | { readonly kind: 'system'; readonly account: string };
 }
@@ -87,7 +92,14 @@ After=network-online.target
 Wants=network-online.target
 
 [Service]
-Type=exec
+${
+  spec.notify
+    ? `Type=notify
+# The daemon's ready and stopping notices come from systemd-notify, its child; its commands cannot reach the socket (docs/operations.md).
+NotifyAccess=all`
+    : `# Type=exec: systemd-notify was not found when this unit was written, so the daemon cannot say when it is ready.
+Type=exec`
+}
 WorkingDirectory=${quote(workspace)}
 ExecStart=${[spec.nodePath, spec.teamdBin, 'start', '--foreground', '--dir', stateDir].map(quote).join(' ')}
 # Put ANTHROPIC_API_KEY=... (and ANTHROPIC_BASE_URL) here to use a real model; keep it mode 0600.

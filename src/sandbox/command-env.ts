@@ -28,8 +28,11 @@ const PASSED = new Set([
 ]);
 const PASSED_PATTERNS = [/^LC_[A-Z]+$/];
 
-/** Never passed, even when named in `passEnv`: the model's credentials and endpoint, and teamd's own wiring (the store's URL among it). */
-const ALWAYS_SECRET = [/^ANTHROPIC_/, /^TEAMD_/, /^CLAUDE_/];
+/**
+ * Never passed, even when named in `passEnv`: the model's credentials and endpoint, teamd's own
+ * wiring (the store's URL among it), and systemd's notify socket (only the daemon speaks for its service).
+ */
+const ALWAYS_SECRET = [/^ANTHROPIC_/, /^TEAMD_/, /^CLAUDE_/, /^NOTIFY_SOCKET$/];
 
 export interface CommandEnvPolicy {
   /** Names the team passes to commands besides the usual ones (settings `passEnv`): it decides they are no secret. */

@@ -47,12 +47,21 @@ export function secretPlaces(env: NodeJS.ProcessEnv): string[] {
   return places;
 }
 
-/** Files a teammate's commands must never read: credentials in the daemon's home (and where PGPASSFILE says), and the system's password hashes. */
+/**
+ * Files a teammate's commands must never read: credentials in the daemon's home (and where
+ * PGPASSFILE says), and the system's password hashes. And systemd's notify sockets: a unit of
+ * Type=notify takes notices from every process it runs (NotifyAccess=all, for systemd-notify),
+ * and a socket is reachable through a read-only bind, so a command could claim a main pid or a
+ * stop for the daemon's service.
+ */
 export function secretFiles(env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME;
   const files = home ? SECRET_HOME_FILES.map((name) => path.join(home, name)) : [];
   if (env.PGPASSFILE) files.push(path.resolve(env.PGPASSFILE));
-  return [...files, ...SECRET_SYSTEM_FILES];
+  const notify = ['/run/systemd/notify'];
+  if (env.XDG_RUNTIME_DIR) notify.push(path.join(env.XDG_RUNTIME_DIR, 'systemd', 'notify'));
+  if (env.NOTIFY_SOCKET?.startsWith('/')) notify.push(env.NOTIFY_SOCKET);
+  return [...files, ...SECRET_SYSTEM_FILES, ...new Set(notify)];
 }
 
 /** What of the person's home stays in a command's private home, read-only, besides the toolchains: git's identity. */

@@ -215,11 +215,12 @@ function holdsWorkspace(dir: string, layout: SandboxLayout): boolean {
   return dir === layout.workspace || isInside(layout.workspace, dir);
 }
 
-/** bwrap's arguments that put an empty read-only file over each secret file there is (a regular file, not a symlink). */
+/** bwrap's arguments that put an empty read-only file over each secret file there is (a regular file or a socket, not a symlink). */
 function hideFiles(layout: SandboxLayout): string[] {
   const args: string[] = [];
   for (const file of layout.hiddenFiles ?? []) {
-    if (fs.lstatSync(file, { throwIfNoEntry: false })?.isFile() === true && !goneWithHome(file, layout)) args.push('--ro-bind', '/dev/null', file);
+    const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+    if ((stat?.isFile() === true || stat?.isSocket() === true) && !goneWithHome(file, layout)) args.push('--ro-bind', '/dev/null', file);
   }
   return args;
 }

@@ -16,6 +16,7 @@ describe('teamd service', () => {
       teamdBin: '/opt/teamd/bin/teamd',
       stopTimeoutSec: 21,
       scope: { kind: 'system', account: 'dev' },
+      notify: false,
     });
     expect(unit).toContain('ExecStart=/usr/bin/node /opt/teamd/bin/teamd start --foreground --dir "/srv/my project/.team"');
     expect(unit).toContain('WorkingDirectory="/srv/my project"');
@@ -37,6 +38,17 @@ describe('teamd service', () => {
       expect(unit.split('\n')).toContain(line);
     }
     expect(unitName('/srv/my project/.team')).toMatch(/^teamd-my-project-[0-9a-f]{8}\.service$/);
+    // Where systemd-notify is there, the daemon says when it is ready, from that helper (a child): NotifyAccess=all.
+    const notifying = renderUnit({
+      stateDir: '/srv/p/.team',
+      nodePath: '/usr/bin/node',
+      teamdBin: '/t',
+      stopTimeoutSec: 21,
+      scope: { kind: 'user' },
+      notify: true,
+    });
+    expect(notifying.split('\n')).toEqual(expect.arrayContaining(['Type=notify', 'NotifyAccess=all']));
+    expect(notifying.split('\n')).not.toContain('Type=exec');
   });
 
   it('--print prints a unit whose stop timeout covers the configured ladder', async () => {

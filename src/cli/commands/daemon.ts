@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { systemdNotifier } from '../../platform/systemd-notify.js';
 import { Command } from 'commander';
 import { Daemon } from '../../daemon/daemon.js';
 import { ensurePrivateDir } from '../../fs/private-dir.js';
@@ -62,6 +63,16 @@ async function runForeground(io: Io, paths: StatePaths, options: StartOptions): 
     workerEnv: io.env,
     settings: { model: options.model, idleTimeoutMs: options.idleTimeout },
     logWriteFailing: () => logFailure,
+    // A unit of Type=notify waits for this daemon to say it is ready (docs/operations.md).
+    service: systemdNotifier({
+      env: io.env,
+      pid: process.pid,
+      onFailure: (error, socket) =>
+        logger.warn(
+          { err: error, notifySocket: socket },
+          'could not tell systemd (systemd-notify failed); the unit may wait for readiness until its start timeout',
+        ),
+    }),
   });
   const stop = (signal: string): void => {
     logger.info({ signal }, 'signal received');

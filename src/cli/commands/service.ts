@@ -42,6 +42,7 @@ export function serviceCommand(io: Io): Command {
         teamdBin: TEAMD_BIN,
         stopTimeoutSec: Math.ceil(ladderBudgetMs({ ipcGraceMs: settings.ipcGraceMs, termGraceMs: settings.termGraceMs }) / 1000) + 5,
         scope: options.user ? { kind: 'user' } : { kind: 'system', account: systemAccount(io, options.userName) },
+        notify: spawnSync('systemd-notify', ['--version'], { stdio: 'ignore' }).status === 0,
       });
       const name = unitName(stateDir);
       // The unit gives the service a /tmp of its own: a state folder under /tmp would not be there.
