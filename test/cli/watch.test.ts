@@ -45,6 +45,22 @@ describe('teamd watch', () => {
     expect(result.stdout).toMatch(/lead -> lead: hello lead/);
   });
 
+  it('--json gives its members in the shape status --json does, each with its plan', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    fs.mkdirSync(path.join(dir, 'sessions'), { recursive: true });
+    fs.writeFileSync(
+      path.join(dir, 'config.json'),
+      JSON.stringify({ members: [{ name: 'alice', role: 'coder', status: 'working', pid: 999_999, task: 1, restarts: 2 }], settings: { model: 'offline' } }),
+    );
+    const plan = { items: [{ content: 'run the tests', status: 'in_progress', activeForm: 'Running the tests' }], updatedAt: new Date().toISOString() };
+    fs.writeFileSync(path.join(dir, 'sessions', 'alice.todos.json'), JSON.stringify(plan));
+    const watch = JSON.parse((await runTeamd(['watch', '--json', '--dir', dir])).stdout) as { members: unknown[] };
+    const status = JSON.parse((await runTeamd(['status', '--json', '--dir', dir])).stdout) as { members: unknown[] };
+    expect(watch.members).toEqual(status.members);
+    // With the daemon gone and its process too, alice is shown as stopped, with her plan.
+    expect(watch.members).toEqual([expect.objectContaining({ name: 'alice', status: 'stopped', pid: null, restarts: 2, todos: plan.items })]);
+  });
+
   it('--once with a corrupt config.json shows the board and the error, and exits 1', async () => {
     const dir = path.join(makeTempDir(), '.team');
     await runTeamd(['task', 'add', 'still shown', '--dir', dir]);

@@ -99,6 +99,11 @@ describe('teamd service', () => {
     expect(warned.stderr).toBe(
       `teamd: warning: ${underTmp} is under /tmp, which the unit's PrivateTmp=yes hides from the service (it gets a /tmp of its own): move the workspace, or remove PrivateTmp=yes from the unit\n`,
     );
+    // A user unit has no PrivateTmp: nothing to warn of.
+    const user = await runTeamd(['service', '--print', '--user', '--dir', underTmp]);
+    expect(user.code, user.stderr).toBe(0);
+    expect(user.stdout.split('\n')).not.toContain('PrivateTmp=yes');
+    expect(user.stderr).toBe('');
     // Not under /tmp, whatever the checkout's place (a clean clone in CI may be under /tmp itself).
     const elsewhere = `/nonexistent-teamd-${process.pid}/.team`;
     const quiet = await runTeamd(['service', '--print', '--dir', elsewhere, '--user-name', 'nobody']);

@@ -45,8 +45,8 @@ export function serviceCommand(io: Io): Command {
         notify: spawnSync('systemd-notify', ['--version'], { stdio: 'ignore' }).status === 0,
       });
       const name = unitName(stateDir);
-      // The unit gives the service a /tmp of its own: a state folder under /tmp would not be there.
-      if (/^\/(var\/)?tmp(\/|$)/.test(path.resolve(stateDir)))
+      // A system unit gives the service a /tmp of its own: a state folder under /tmp would not be there (a user unit has no PrivateTmp).
+      if (!options.user && /^\/(var\/)?tmp(\/|$)/.test(path.resolve(stateDir)))
         io.err(
           `teamd: warning: ${stateDir} is under ${stateDir.startsWith('/var/') ? '/var/tmp' : '/tmp'}, which the unit's PrivateTmp=yes hides from the service (it gets a /tmp of its own): move the workspace, or remove PrivateTmp=yes from the unit\n`,
         );

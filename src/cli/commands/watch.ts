@@ -6,7 +6,7 @@ import { Doorbell } from '../../watch/doorbell.js';
 import { openContext } from '../context.js';
 import { printJson, type Io } from '../output.js';
 import { renderFrame } from '../watch/render.js';
-import { takeSnapshot, type Snapshot } from '../watch/snapshot.js';
+import { snapshotJson, takeSnapshot, type Snapshot } from '../watch/snapshot.js';
 import { answerRequest } from '../../inbox/answer-request.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 
@@ -30,7 +30,7 @@ export function watchCommand(io: Io): Command {
       const { paths, store, logger } = await openContext(io, options.dir, 'read');
       const out = io.stdoutStream();
       if (options.json) {
-        printJson(io, await takeSnapshot(paths, store, 10));
+        printJson(io, snapshotJson(await takeSnapshot(paths, store, 10), paths));
         return;
       }
       const interactive = !options.once && out.isTTY === true;

@@ -9,10 +9,13 @@ import type { TodoItem } from '../../contracts/todos.js';
 import { readPublishedTodos } from '../../teammate/published-todos.js';
 import type { PlanRequest } from '../../inbox/plan-requests.js';
 import { pendingPlanRequests, scanFileOf } from '../../inbox/request-scan.js';
+import { memberView } from '../member-view.js';
 
 export interface Snapshot {
   readonly daemon: PidInfo | null;
   readonly members: Member[];
+  /** The team's model (a member without one of its own uses it). */
+  readonly teamModel: string;
   /** Why the roster cannot be read (a corrupt config.json); the rest is still shown. */
   readonly rosterError: string | null;
   readonly tasks: TaskView[];
@@ -29,20 +32,36 @@ export async function takeSnapshot(paths: StatePaths, store: Pick<TeamStore, 'bo
   const requests = await pendingPlanRequests(store.mail, store.board, paths, scanFileOf(store, paths));
   const listing = await store.board.list();
   let members: Member[] = [];
+  let teamModel = 'offline';
   let rosterError: string | null = null;
   try {
-    members = readConfig(paths.config).members;
+    const config = readConfig(paths.config);
+    members = config.members;
+    teamModel = config.settings.model;
   } catch (error) {
     rosterError = error instanceof Error ? error.message : String(error);
   }
   return {
     daemon: readLiveDaemon(paths),
     members,
+    teamModel,
     rosterError,
     tasks: listing.tasks,
     problems: listing.problems.length,
     messages: await store.mail.latest(messageCount),
     todos: new Map(members.filter((m) => m.task).map((m) => [m.name, readPublishedTodos(paths, m.name)])),
     requests,
+  };
+}
+
+/**
+ * `teamd watch --json`: the frame's data, its members in the shape `teamd status --json` gives
+ * them (member-view.ts, with each one's plan), so a script reads one shape for both.
+ */
+export function snapshotJson(snapshot: Snapshot, paths: StatePaths): unknown {
+  const { todos: _todos, teamModel: _model, members, ...rest } = snapshot;
+  return {
+    ...rest,
+    members: members.map((member) => ({ ...memberView(member, snapshot.teamModel, snapshot.daemon !== null), todos: readPublishedTodos(paths, member.name) })),
   };
 }
