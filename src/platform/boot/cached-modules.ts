@@ -16,6 +16,8 @@ export interface CachedModulesOptions {
   readonly parent?: NodeJS.Module;
   /** How long after a file loads its cache is written, when it was missing or refused (code-cache.ts). */
   readonly saveAfterMs?: number;
+  /** Where the caches go; by default `.cache/` beside the bundle's folder. */
+  readonly cacheDir?: string;
 }
 
 /**
@@ -36,7 +38,7 @@ export function runCachedModules(options: CachedModulesOptions): CachedModules {
   const load = (file: string, parent: NodeJS.Module | undefined): unknown => {
     const known = loaded.get(file);
     if (known) return known.module.exports;
-    const compiled = compileCached(file, options.role, cachePlace(file, root));
+    const compiled = compileCached(file, options.role, cachePlace(file, root, options.cacheDir));
     if (compiled.stale) saver.add(compiled);
     const module = new Module(file, parent);
     module.filename = file;
@@ -63,12 +65,21 @@ export function runCachedModules(options: CachedModulesOptions): CachedModules {
 }
 
 /**
- * All of the bundle's caches in one folder, `.cache/` beside the bundle's own folder (where the
- * CLI's are), named by their path in it: `teammate+chunks+chunk-X.js-teammate-<key>.bin`.
+ * All of the bundle's caches in one folder (by default `.cache/` beside the bundle's own folder),
+ * named by their path from that folder's parent: `teammate+chunks+chunk-X.js-teammate-<key>.bin`.
  */
-function cachePlace(file: string, root: string): CachePlace {
+function cachePlace(file: string, root: string, dir?: string): CachePlace {
   const parent = path.dirname(root);
-  return { dir: path.join(parent, '.cache'), name: path.relative(parent, file).split(path.sep).join('+') };
+  return { dir: dir ?? path.join(parent, '.cache'), name: path.relative(parent, file).split(path.sep).join('+') };
+}
+
+/**
+ * The code caches of the bundle in `bundleDir` (`<package>/dist/bundle`): outside dist/, in
+ * `<package>/node_modules/.cache/teamd` as build tools keep theirs, so that a build, which
+ * rewrites dist/bundle, never meets a running teammate writing its cache there.
+ */
+export function packageCacheDir(bundleDir: string): string {
+  return path.join(bundleDir, '..', '..', 'node_modules', '.cache', 'teamd');
 }
 
 /** The file a relative `.js` require names, when it is inside the bundle's folder; otherwise null. */

@@ -22,11 +22,68 @@ const META_URL_BANNER = "var teamdBundleUrl = require('node:url').pathToFileURL(
  */
 const FOR_NODE = { platform: 'node', target: 'node20', minifyWhitespace: true, minifySyntax: true, logLevel: 'warning' } as const;
 
+/** Chunks of earlier builds are kept this long for teammates still running them, which load chunks late. */
+const KEEP_OLD_CHUNKS_MS = 7 * 24 * 60 * 60_000;
+
+/** What this build writes: path to content. Nothing is written until every bundle is made. */
+const outputs = new Map<string, string>();
+
 async function main(): Promise<void> {
-  fs.rmSync(OUT, { recursive: true, force: true });
   await bundleStarts();
   await bundleSplit('src/cli/start/entry.js', 'cli');
   await bundleSplit('workers/teammate.js', 'teammate');
+  install();
+}
+
+/**
+ * Puts the new bundle in place while a team may be running from the old one: never by removing
+ * dist/bundle (a teammate still running loads its chunks from there late, and an rm -r of a
+ * folder others write into fails with ENOTEMPTY), but file by file, each written whole (temp +
+ * rename), chunks before the entries that require them, the start files last; a file whose
+ * content did not change is left as it is, with its code cache. Chunks of earlier builds stay
+ * KEEP_OLD_CHUNKS_MS for the processes that run them; the code caches of files that changed go.
+ */
+function install(): void {
+  const order = (file: string): number => (file.includes(`${path.sep}chunks${path.sep}`) ? 0 : path.dirname(file) === OUT ? 2 : 1);
+  const changed: string[] = [];
+  for (const [file, text] of [...outputs].sort(([a], [b]) => order(a) - order(b))) {
+    if (readOrNull(file) === text) continue;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const temp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(temp, text);
+    fs.renameSync(temp, file);
+    changed.push(file);
+  }
+  const gone: string[] = [];
+  for (const folder of ['cli', 'teammate']) {
+    const chunks = path.join(OUT, folder, 'chunks');
+    for (const name of fs.existsSync(chunks) ? fs.readdirSync(chunks) : []) {
+      const file = path.join(chunks, name);
+      if (outputs.has(file)) continue;
+      const stat = fs.statSync(file, { throwIfNoEntry: false });
+      if (name.endsWith('.tmp') || (stat && Date.now() - stat.mtimeMs > KEEP_OLD_CHUNKS_MS)) gone.push(file);
+    }
+  }
+  for (const file of gone) fs.rmSync(file, { force: true });
+  forgetCaches([...changed, ...gone]);
+}
+
+/** The code caches of files that changed or went (cached-modules.ts names them by the file's path from dist/bundle). */
+function forgetCaches(files: readonly string[]): void {
+  const caches = path.join(ROOT, 'node_modules', '.cache', 'teamd');
+  // Where caches were kept before: inside the bundle.
+  fs.rmSync(path.join(OUT, '.cache'), { recursive: true, force: true, maxRetries: 3 });
+  if (!fs.existsSync(caches) || files.length === 0) return;
+  const prefixes = files.map((file) => `${path.relative(OUT, file).split(path.sep).join('+')}-`);
+  for (const name of fs.readdirSync(caches)) if (prefixes.some((prefix) => name.startsWith(prefix))) fs.rmSync(path.join(caches, name), { force: true });
+}
+
+function readOrNull(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -69,7 +126,7 @@ async function bundleSplit(entry: string, folder: string): Promise<void> {
   });
   for (const file of split.outputFiles) await writeCommonJs(file, file.path);
   // The files are CommonJS under a package of type module: say so to anything that requires them.
-  fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
+  outputs.set(path.join(dir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
 }
 
 /**
@@ -95,8 +152,7 @@ async function writeCommonJs(file: OutputFile, destination: string): Promise<voi
   const left = wrappedBuiltins(cjs.code);
   if (imports.rewritten !== expected || left !== 0)
     throw new Error(`${path.relative(ROOT, destination)}: rewrote ${imports.rewritten} imports of builtins where esbuild reads ${expected}, ${left} left`);
-  fs.mkdirSync(path.dirname(destination), { recursive: true });
-  fs.writeFileSync(destination, cjs.code);
+  outputs.set(destination, cjs.code);
 }
 
 main().catch((error: unknown) => {

@@ -163,7 +163,7 @@ describe('the code cache', () => {
 
   it('gives the CLI one cache per command, and a command line naming none shares one', () => {
     const dir = makeTempDir();
-    const cacheDir = path.join(REPO_ROOT, 'dist/bundle/.cache');
+    const cacheDir = path.join(REPO_ROOT, 'node_modules/.cache/teamd');
     const state = path.join(dir, '.team');
     execFileSync(process.execPath, [TEAMD_BIN, 'task', 'add', 'cached', '--dir', state], { encoding: 'utf8' });
     expect(execFileSync(process.execPath, [TEAMD_BIN, 'task', 'list', '--dir', state], { encoding: 'utf8' })).toContain('cached');
