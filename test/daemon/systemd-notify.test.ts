@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openBoard } from '../helpers/board.js';
 import { FIXTURES, TEAMD_BIN, runTeamd } from '../helpers/processes.js';
-import { makeTempDir } from '../helpers/temp-dir.js';
+import { beforeThisTestsFoldersGo, makeTempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
 
 const missing =
@@ -33,6 +33,10 @@ describe.skipIf(missing !== null)('a daemon started by systemd with Type=notify'
       const daemon = spawn(process.execPath, [TEAMD_BIN, 'start', '--foreground', '--dir', dir], {
         stdio: 'ignore',
         env: { ...process.env, NOTIFY_SOCKET: socket },
+      });
+      // Stopped whatever happens, before its folder goes (a failed assertion must not leave it running).
+      beforeThisTestsFoldersGo(async () => {
+        await runTeamd(['stop', '--dir', dir]);
       });
       const exited = new Promise((resolve) => daemon.once('close', resolve));
       const ready = await waitFor(() => /^READY=1 \| STATUS=ready: 0 teammates, pid (\d+) \| MAINPID=(\d+)$/m.exec(notices) ?? undefined, 'READY=1');
@@ -65,6 +69,9 @@ describe.skipIf(missing !== null)('a daemon started by systemd with Type=notify'
     const daemon = spawn(process.execPath, [TEAMD_BIN, 'start', '--foreground', '--dir', dir], {
       stdio: 'ignore',
       env: { ...process.env, NOTIFY_SOCKET: path.join(ws, 'nobody.sock') },
+    });
+    beforeThisTestsFoldersGo(async () => {
+      await runTeamd(['stop', '--dir', dir]);
     });
     const exited = new Promise((resolve) => daemon.once('close', resolve));
     const log = () => (fs.existsSync(path.join(dir, 'logs', 'daemon.log')) ? fs.readFileSync(path.join(dir, 'logs', 'daemon.log'), 'utf8') : '');
