@@ -31,7 +31,7 @@ export const FLOORS: readonly { readonly name: string; readonly paths: readonly 
     ],
   },
   { name: 'processes', paths: ['src/teammate/', 'src/supervisor/', 'src/daemon/'] },
-  { name: 'commands', paths: ['src/cli/', 'src/demo/'] },
+  { name: 'commands', paths: ['src/cli/', 'src/demo/', 'src/ui/'] },
 ];
 
 export interface LayerViolation {

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
 import { repaint } from '../watch/repaint.js';
 import { TeamdError } from '../../errors.js';
-import { Doorbell } from '../../watch/doorbell.js';
+import { openViewBell } from '../watch/view-bell.js';
 import { openContext } from '../context.js';
 import { printJson, type Io } from '../output.js';
 import { renderFrame } from '../watch/render.js';
@@ -50,15 +50,7 @@ export function watchCommand(io: Io): Command {
         if (once.rosterError) throw new TeamdError('CONFIG_CORRUPT', once.rosterError);
         return;
       }
-      // The roster, task files and inboxes: what the view shows (not the logs, which change all the time).
-      const shows = (file: string): boolean => file === paths.config || /\/task_\d+\.json$|\.jsonl$/.test(file);
-      const bell = await Doorbell.open({ dirs: [paths.root, paths.tasksDir, paths.inboxDir], accept: shows, logger });
-      // A PostgreSQL store's board and inboxes are not files: its changes ring the bell by LISTEN/NOTIFY.
-      const listening = await store.listen(
-        () => true,
-        () => bell.ring(),
-      );
-      if (listening) bell.onClose(() => listening.close());
+      const bell = await openViewBell(paths, store, logger);
       const stopper = new AbortController();
       const quit = (): void => stopper.abort();
       // a approves, r rejects the first request waiting (shown at the top); the redraw shows the next.

@@ -2,55 +2,23 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import type { TaskBoard } from '../../contracts/task-board.js';
-import type { Task } from '../../contracts/task.js';
-import { TeamdError } from '../../errors.js';
 import type { StatePaths } from '../../paths.js';
 import { gitWorktrees, recordWorktreeEvent, removeWorktree, worktreePath } from '../../worktree/worktrees.js';
-import { mergeBranch } from '../../worktree/merge.js';
+import { mergeTask, taskWithWorktree } from '../../worktree/merge-task.js';
 import { dirtyPaths } from '../../worktree/git.js';
 import { openContext } from '../context.js';
 import { printJson, type Io } from '../output.js';
 import { parseTaskId } from '../parsers.js';
 import { withCommonOptions, type CommonOptions } from './common.js';
 
-/** The task a command names, which must have a worktree. */
-async function taskWithWorktree(board: TaskBoard, id: number): Promise<Task & { worktree: NonNullable<Task['worktree']> }> {
-  const task = await board.get(id);
-  if (!task.worktree) throw new TeamdError('INVALID_INPUT', `task ${id} has no worktree (it was added without --worktree)`);
-  return task as Task & { worktree: NonNullable<Task['worktree']> };
-}
-
 export function mergeCommand(io: Io): Command {
   return withCommonOptions(new Command('merge').description("merge a task's worktree branch into the branch it started from (fast-forward when possible)"))
     .argument('<task>', 'task id', parseTaskId)
     .action(async (id: number, options: CommonOptions) => {
       const { board, paths } = await openContext(io, options.dir, 'write');
-      const task = await taskWithWorktree(board, id);
-      const workspace = path.dirname(paths.root);
-      const { worktree } = task;
-      if (worktree.state === 'merged') throw new TeamdError('INVALID_TRANSITION', `task ${id}'s branch ${worktree.branch} is already merged`);
-      if (worktree.state === 'pending' || worktree.state === 'active')
-        throw new TeamdError('INVALID_TRANSITION', `task ${id} is not done yet (its worktree is ${worktree.state}): merge it once the task completes`);
-      const outcome = await mergeBranch(workspace, worktree.branch, worktree.base, `teamd: merge task ${id}: ${task.subject}`);
-      if (outcome.kind === 'conflict') {
-        await board.setWorktree(id, (w) => ({ ...w, state: 'needs-merge', conflicts: [...outcome.files] }));
-        recordWorktreeEvent(paths, 'conflict', { taskId: id, branch: worktree.branch, files: outcome.files });
-        throw new TeamdError(
-          'INVALID_TRANSITION',
-          `merging ${worktree.branch} into ${worktree.base} conflicts in ${outcome.files.join(', ')}; nothing was merged and the workspace is as it was. Task ${id} is marked needs-merge: resolve it by hand (git merge ${worktree.branch}) or rebase the branch`,
-        );
-      }
-      await board.setWorktree(id, (w) => ({ ...w, state: 'merged', conflicts: [] }));
-      recordWorktreeEvent(paths, 'merged', {
-        taskId: id,
-        branch: worktree.branch,
-        into: worktree.base,
-        commit: outcome.commit,
-        fastForward: outcome.fastForward,
-      });
-      if (options.json) printJson(io, { task: id, branch: worktree.branch, into: worktree.base, commit: outcome.commit, fastForward: outcome.fastForward });
-      else
-        io.out(`merged ${worktree.branch} into ${worktree.base} (${outcome.fastForward ? 'fast-forward' : 'merge commit'} ${outcome.commit.slice(0, 12)})\n`);
+      const merged = await mergeTask(board, paths, id);
+      if (options.json) printJson(io, merged);
+      else io.out(`merged ${merged.branch} into ${merged.into} (${merged.fastForward ? 'fast-forward' : 'merge commit'} ${merged.commit.slice(0, 12)})\n`);
     });
 }
 

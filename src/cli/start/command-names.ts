@@ -14,6 +14,7 @@ export const COMMAND_NAMES = [
   'merge',
   'worktree',
   'watch',
+  'ui',
   'logs',
   'jobs',
   'cron',

@@ -43,6 +43,7 @@ const COMMANDS: Readonly<Record<CommandName, () => Promise<CommandFactory>>> = {
   merge: async () => (await import('../commands/worktree.js')).mergeCommand,
   worktree: async () => (await import('../commands/worktree.js')).worktreeCommand,
   watch: async () => (await import('../commands/watch.js')).watchCommand,
+  ui: async () => (await import('../commands/ui.js')).uiCommand,
   logs: async () => (await import('../commands/logs.js')).logsCommand,
   jobs: async () => (await import('../commands/jobs.js')).jobsCommand,
   cron: async () => (await import('../commands/cron.js')).cronCommand,

@@ -32,7 +32,21 @@ async function main(): Promise<void> {
   await bundleStarts();
   await bundleSplit('src/cli/start/entry.js', 'cli');
   await bundleSplit('workers/teammate.js', 'teammate');
+  await copyPage();
   install();
+}
+
+/**
+ * The dashboard's page (src/ui/page: a module script, a style sheet, the HTML that loads them),
+ * minified into dist/bundle/ui, where an installed package has it (src/ui/page-assets.ts).
+ */
+async function copyPage(): Promise<void> {
+  const from = path.join(ROOT, 'src', 'ui', 'page');
+  const to = path.join(OUT, 'ui');
+  const read = (name: string): string => fs.readFileSync(path.join(from, name), 'utf8');
+  outputs.set(path.join(to, 'index.html'), read('index.html'));
+  outputs.set(path.join(to, 'app.js'), (await transform(read('app.js'), { loader: 'js', format: 'esm', target: 'es2022', minify: true })).code);
+  outputs.set(path.join(to, 'app.css'), (await transform(read('app.css'), { loader: 'css', minify: true })).code);
 }
 
 /**
