@@ -26,6 +26,21 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard's page runs in a browser, as plain JavaScript: the recommended rules, without types.
+    files: ['src/ui/page/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        ['window', 'document', 'location', 'fetch', 'EventSource', 'Node', 'requestAnimationFrame', 'setTimeout', 'clearTimeout', 'console'].map((name) => [
+          name,
+          'readonly',
+        ]),
+      ),
+    },
+  },
+  {
     // Tests read JSON printed by real processes (JSON.parse gives any) and assert on it directly.
     files: ['test/**/*.ts'],
     rules: {

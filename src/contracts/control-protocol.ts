@@ -23,6 +23,8 @@ export const controlRequestSchema = z.discriminatedUnion('op', [
   }),
   z.object({ op: z.literal('shutdown'), name: nameSchema, force: z.boolean() }),
   z.object({ op: z.literal('stop') }),
+  /** The address of the dashboard the daemon serves (the `ui` setting), token included; the socket is its owner's alone. */
+  z.object({ op: z.literal('ui') }),
   /** A teammate's token budget, or the team's (name null); wakes whoever stopped for a budget. */
   z.object({ op: z.literal('budget'), name: z.nullable(nameSchema), tokens: z.number().check(z.int(), z.positive()) }),
 ]);

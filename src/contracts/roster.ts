@@ -154,6 +154,18 @@ export const settingsSchema = z.looseObject({
   /** This host's name in a shared store; default: the machine's hostname. */
   host: z.optional(z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/))),
   /**
+   * The dashboard the daemon serves (teamd ui prints its address, token included): on 127.0.0.1 at
+   * `port` (0: a free one), another `host` only with a token in $TEAMD_UI_TOKEN; `allowedHosts`
+   * are the host:port names a reverse proxy sends (docs/dashboard.md). Absent: the daemon serves none.
+   */
+  ui: z.optional(
+    z.strictObject({
+      port: z._default(z.number().check(z.int(), z.gte(0), z.lte(65_535)), 0),
+      host: z._default(z.string().check(z.minLength(1), z.maxLength(255)), '127.0.0.1'),
+      allowedHosts: z._default(z.array(z.string().check(z.regex(/^[A-Za-z0-9.[\]:-]{1,300}$/))).check(z.maxLength(16)), []),
+    }),
+  ),
+  /**
    * Environment variables commands, hooks and workspace MCP servers get besides the usual ones
    * (PATH, HOME, LANG, TERM, ...: sandbox/command-env.ts): each named is decided to be no secret.
    */

@@ -29,6 +29,7 @@ import { LEAD } from '../contracts/roster.js';
 import { SharedHost } from './shared-host.js';
 import { openOfflineModel } from './offline-model.js';
 import type { ServiceNotifier } from '../platform/systemd-notify.js';
+import type { TeamSettings } from '../contracts/roster.js';
 
 export interface DaemonHealth {
   readonly rosterWriteFailing: string | null;
@@ -55,7 +56,17 @@ export interface DaemonOptions {
   readonly logWriteFailing?: () => string | null;
   /** The service manager that started it (systemd, Type=notify), told when it is ready and when it stops. */
   readonly service?: ServiceNotifier | null;
+  /** Starts the dashboard the `ui` setting asks for (src/ui/daemon-ui.ts, given by the CLI: the daemon's floor is below it). */
+  readonly dashboard?: DashboardStarter;
 }
+
+export type DashboardStarter = (parts: {
+  readonly paths: StatePaths;
+  readonly store: TeamStore;
+  readonly logger: Logger;
+  readonly setting: NonNullable<TeamSettings['ui']>;
+  readonly env: NodeJS.ProcessEnv;
+}) => Promise<{ readonly url: string; close(): Promise<void> }>;
 
 /** The supervisor daemon of one state folder: pid file, control socket, teammate processes. */
 export class Daemon {
@@ -65,6 +76,8 @@ export class Daemon {
   private stopping: Promise<void> | null = null;
   private resolveStopped: () => void = () => {};
   private server: ControlServer | null = null;
+  /** The dashboard it serves, or why it could not start one (the daemon serves its team all the same). */
+  private dashboard: { readonly url: string; close(): Promise<void> } | { readonly error: string } | null = null;
 
   private constructor(
     private readonly options: DaemonOptions,
@@ -164,6 +177,7 @@ export class Daemon {
       // After the teammates are up: what came due while no daemon ran is delivered (or reported) now.
       await scheduler.start();
       daemon.server = await ControlServer.listen(paths.daemonSocket, (request) => daemon.handle(request), logger);
+      await daemon.startDashboard();
       logger.info({ dir: paths.root }, 'daemon ready');
       const members = roster.read().members.length;
       options.service?.ready(`ready: ${members} teammate${members === 1 ? '' : 's'}, pid ${process.pid}`);
@@ -193,6 +207,12 @@ export class Daemon {
         return this.supervisor.shutdown(request.name, request.force);
       case 'budget':
         return this.supervisor.setBudget(request.name, request.tokens);
+      case 'ui':
+        return this.dashboard === null
+          ? { url: null, error: null }
+          : 'url' in this.dashboard
+            ? { url: this.dashboard.url, error: null }
+            : { url: null, ...this.dashboard };
       case 'stop':
         // Answer first; the CLI then waits for this process to exit.
         setImmediate(() => void this.stop());
@@ -210,6 +230,8 @@ export class Daemon {
       this.options.service?.stopping('stopping the teammates');
       this.storeWait.abort();
       await this.shared?.stopServing();
+      if (this.dashboard && 'close' in this.dashboard)
+        await this.dashboard.close().catch((error: unknown) => logger.warn({ err: error }, 'the dashboard did not close cleanly'));
       await this.scheduler.close();
       const rungs = await this.supervisor.stopAll();
       await this.relay?.close();
@@ -225,6 +247,19 @@ export class Daemon {
       this.resolveStopped();
     })();
     return this.stopping;
+  }
+
+  /** The `ui` setting's dashboard: a failure to start it (a taken port) is logged and reported by teamd ui, and the team runs on. */
+  private async startDashboard(): Promise<void> {
+    const setting = this.roster.read().settings.ui;
+    if (!setting || !this.options.dashboard) return;
+    const logger = this.options.logger.child({ component: 'ui' });
+    try {
+      this.dashboard = await this.options.dashboard({ paths: this.options.paths, store: this.store, logger, setting, env: this.options.workerEnv });
+    } catch (error) {
+      this.dashboard = { error: error instanceof Error ? error.message : String(error) };
+      logger.error({ err: error }, `the dashboard did not start: ${this.dashboard.error}`);
+    }
   }
 
   /** Conditions the person must hear about: a roster the disk refuses, a log file it refuses. */

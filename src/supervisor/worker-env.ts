@@ -19,14 +19,18 @@ const MALLOC_ARENAS = '2';
  */
 const MALLOC_THRESHOLD = '131072';
 
+/** The dashboard's token (src/ui/ui-server.ts): the daemon's alone; no teammate needs it. */
+const DASHBOARD_TOKEN_ENV = 'TEAMD_UI_TOKEN';
+
 /**
  * A teammate's environment: the daemon's, marked with the state folder. An offline teammate
  * gets no Anthropic credentials at all: it has no use for them, so nothing it runs can leak them.
+ * No teammate gets the dashboard's token.
  */
 export function workerEnvFor(base: NodeJS.ProcessEnv, model: string, stateDir: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(base)) {
-    if (model === 'offline' && name.startsWith('ANTHROPIC_')) continue;
+    if ((model === 'offline' && name.startsWith('ANTHROPIC_')) || name === DASHBOARD_TOKEN_ENV) continue;
     env[name] = value;
   }
   env[WORKER_OF_ENV] = stateDir;

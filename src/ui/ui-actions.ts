@@ -12,7 +12,9 @@ export interface UiActionContext {
   readonly store: TeamStore;
 }
 
-type Schema<T> = { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: PropertyKey[]; message: string }[] } } };
+type Schema<T> = {
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: PropertyKey[]; message: string }[] } };
+};
 
 function parse<T>(schema: Schema<T>, body: unknown): T {
   const parsed = schema.safeParse(body);

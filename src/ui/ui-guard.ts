@@ -10,9 +10,7 @@ export interface UiAccess {
   readonly extraHosts: readonly string[];
 }
 
-export type Verdict =
-  | { readonly ok: true; readonly tokenFromUrl: boolean }
-  | { readonly ok: false; readonly status: 401 | 403 | 421; readonly reason: string };
+export type Verdict = { readonly ok: true; readonly tokenFromUrl: boolean } | { readonly ok: false; readonly status: 401 | 403 | 421; readonly reason: string };
 
 /** A new token: 32 random bytes, URL-safe. */
 export function newUiToken(): string {

@@ -83,7 +83,9 @@ export class UiServer {
         reject(
           new TeamdError(
             'IO',
-            error.code === 'EADDRINUSE' ? `port ${options.port} on ${options.host} is taken: choose another (--port)` : `cannot listen on ${options.host}:${options.port}: ${error.message}`,
+            error.code === 'EADDRINUSE'
+              ? `port ${options.port} on ${options.host} is taken: choose another (--port)`
+              : `cannot listen on ${options.host}:${options.port}: ${error.message}`,
             { cause: error },
           ),
         ),
@@ -100,7 +102,9 @@ export class UiServer {
       const verdict = checkRequest(guard, request, url);
       if (!verdict.ok) {
         logger.warn({ status: verdict.status, path: url.pathname, method: request.method }, `dashboard request refused: ${verdict.reason}`);
-        return url.pathname.startsWith('/api/') ? sendJson(response, verdict.status, { error: { code: 'REFUSED', message: verdict.reason } }) : sendRefusal(response, verdict);
+        return url.pathname.startsWith('/api/')
+          ? sendJson(response, verdict.status, { error: { code: 'REFUSED', message: verdict.reason } })
+          : sendRefusal(response, verdict);
       }
       if (request.method === 'GET' && url.pathname === '/') {
         // The token leaves the address bar (and the history) at once: the cookie carries it from now on.

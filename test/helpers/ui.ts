@@ -13,7 +13,10 @@ export interface RunningUi {
 
 /** `teamd ui --json` on a free port; it is stopped before the test's folders go, whatever happened. */
 export async function startUi(dir: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<RunningUi> {
-  const child = spawn(process.execPath, [TEAMD_BIN, 'ui', '--json', '--dir', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [TEAMD_BIN, 'ui', '--json', '--dir', dir, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   beforeThisTestsFoldersGo(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const gone = new Promise((resolve) => child.once('close', resolve));
@@ -22,9 +25,9 @@ export async function startUi(dir: string, args: readonly string[] = [], env: No
   });
   let stdout = '';
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const printed = await new Promise<{ url: string; port: number }>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       const end = stdout.lastIndexOf('}');
       if (end > 0)

@@ -1,5 +1,8 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { member, startDaemon } from '../helpers/daemon.js';
+import { waitFor } from '../helpers/wait.js';
 import { readInboxFrom } from '../../src/store/files/inbox-file.js';
 import { bashPermissionAsker, writeRoster } from '../helpers/team.js';
 import { runTeamd } from '../helpers/processes.js';
@@ -79,7 +82,13 @@ describe('teamd ui: who may read and change the team', () => {
     expect(sent.status, sent.body).toBe(200);
     expect(inboxOf(dir, 'alice').map((m) => [m.from, m.content])).toEqual([['lead', 'stop everything']]);
     // A script with the token (curl) may change things without a page: the header is its proof.
-    const scripted = await request(ui.port, 'POST', '/api/send', { authorization: `Bearer ${ui.token}`, ...json }, JSON.stringify({ to: 'bob', content: 'hi' }));
+    const scripted = await request(
+      ui.port,
+      'POST',
+      '/api/send',
+      { authorization: `Bearer ${ui.token}`, ...json },
+      JSON.stringify({ to: 'bob', content: 'hi' }),
+    );
     expect(scripted.status, scripted.body).toBe(200);
   });
 
@@ -91,7 +100,10 @@ describe('teamd ui: who may read and change the team', () => {
       return [answer.status, JSON.parse(answer.body).error?.message as string];
     };
     expect(await post('send', '{not json')).toEqual([400, 'the request body is not JSON']);
-    expect(await post('send', JSON.stringify({ to: 'mallory', content: 'x' }))).toEqual([404, 'nobody named "mallory" on the team: recipients are lead, alice, bob, user']);
+    expect(await post('send', JSON.stringify({ to: 'mallory', content: 'x' }))).toEqual([
+      404,
+      'nobody named "mallory" on the team: recipients are lead, alice, bob, user',
+    ]);
     expect((await post('send', JSON.stringify({ to: 'alice', content: 'x', extra: 1 })))[0]).toBe(400);
     expect((await post('send', JSON.stringify({ to: 'alice', content: 'x'.repeat(300 * 1024) })))[0]).toBe(413);
     expect(await post('answer', JSON.stringify({ requestId: 'feedbeef', approve: true }))).toEqual([
@@ -121,7 +133,9 @@ describe('teamd ui: who may read and change the team', () => {
     expect([bare.status, JSON.parse(bare.body).error.message]).toEqual([400, 'say why it is rejected: the teammate reads the reason and tries another way']);
     await request(ui.port, 'POST', '/api/answer', headers, JSON.stringify({ requestId: push.requestId, approve: false, feedback: 'never force-push' }));
     expect(inboxOf(dir, 'alice').map((m) => [m.type, m.requestId, m.approve])).toEqual([['permission_response', build.requestId, true]]);
-    expect(inboxOf(dir, 'bob').map((m) => [m.type, m.requestId, m.approve, m.content])).toEqual([['permission_response', push.requestId, false, 'never force-push']]);
+    expect(inboxOf(dir, 'bob').map((m) => [m.type, m.requestId, m.approve, m.content])).toEqual([
+      ['permission_response', push.requestId, false, 'never force-push'],
+    ]);
     // Answered: the CLI sees nothing waiting, and a second answer is refused.
     expect(JSON.parse((await runTeamd(['plans', '--json', '--dir', dir])).stdout)).toEqual([]);
     const again = await request(ui.port, 'POST', '/api/answer', headers, JSON.stringify({ requestId: push.requestId, approve: true }));
@@ -138,5 +152,35 @@ describe('teamd ui: who may read and change the team', () => {
     const taken = await runTeamd(['ui', '--port', String(ui.port), '--dir', dir]);
     expect(taken.stderr).toBe(`teamd: port ${ui.port} on 127.0.0.1 is taken: choose another (--port)\n`);
     expect((await runTeamd(['ui', '--port', '70000', '--dir', dir])).stderr).toMatch(/expected a port from 0 \(any free one\) to 65535, got "70000"/);
+  });
+
+  it('a daemon with the ui setting serves it for its life, with a token of its own no teammate gets; a taken port is reported and teamd ui serves one itself', async () => {
+    const dir = path.join(makeTempDir(), '.team');
+    const token = 'a-token-of-the-persons-own-choosing-0123456789';
+    await startDaemon(dir, { settings: { ui: { port: 0 } }, env: { TEAMD_UI_TOKEN: token } });
+    expect((await runTeamd(['spawn', 'alice', 'coder', '--dir', dir])).code).toBe(0);
+    const printed = await runTeamd(['ui', '--json', '--dir', dir]);
+    expect(printed.code, printed.stderr).toBe(0);
+    const { url, servedBy } = JSON.parse(printed.stdout) as { url: string; servedBy: string };
+    expect(servedBy).toBe('daemon');
+    expect(new URL(url).searchParams.get('token')).toBe(token);
+    const port = Number(new URL(url).port);
+    const state = await request(port, 'GET', '/api/state', { authorization: `Bearer ${token}` });
+    expect(JSON.parse(state.body).members.map((m: { name: string }) => m.name)).toEqual(['alice']);
+    const alice = await waitFor(() => member(dir, 'alice')?.pid, "alice's process");
+    expect(fs.readFileSync(`/proc/${alice}/environ`, 'utf8')).not.toContain(token);
+    expect((await runTeamd(['stop', '--dir', dir])).code).toBe(0);
+    await expect(request(port, 'GET', '/api/state', { authorization: `Bearer ${token}` })).rejects.toThrow(/ECONNREFUSED/);
+
+    // Its port taken by another: the daemon runs its team all the same, and teamd ui says why and serves one itself.
+    const other = path.join(makeTempDir(), '.team');
+    writeRoster(other, ['bob']);
+    const blocker = await startUi(other);
+    const busy = path.join(makeTempDir(), '.team');
+    await startDaemon(busy, { settings: { ui: { port: blocker.port } } });
+    const fallback = await startUi(busy);
+    expect(fallback.port).not.toBe(blocker.port);
+    const log = fs.readFileSync(path.join(busy, 'logs', 'daemon.log'), 'utf8');
+    expect(log).toContain(`the dashboard did not start: port ${blocker.port} on 127.0.0.1 is taken: choose another (--port)`);
   });
 });

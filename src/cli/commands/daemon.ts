@@ -63,6 +63,8 @@ async function runForeground(io: Io, paths: StatePaths, options: StartOptions): 
     workerEnv: io.env,
     settings: { model: options.model, idleTimeoutMs: options.idleTimeout },
     logWriteFailing: () => logFailure,
+    // The `ui` setting's dashboard: its code is loaded only by a daemon that serves one.
+    dashboard: async (parts) => (await import('../../ui/daemon-ui.js')).serveDashboard(parts),
     // A unit of Type=notify waits for this daemon to say it is ready (docs/operations.md).
     service: systemdNotifier({
       env: io.env,

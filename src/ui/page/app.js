@@ -99,7 +99,11 @@ function drawColumn(column) {
   const last = Math.min(items.length, Math.ceil((cards.scrollTop + (cards.clientHeight || 600)) / CARD_HEIGHT) + 20);
   const wanted = new Map();
   for (let i = first; i < last; i++) wanted.set(`${items[i].id}@${i}@${items[i].updatedAt}`, [items[i], i]);
-  for (const [key, element] of drawn) if (!wanted.has(key)) element.remove(), drawn.delete(key);
+  for (const [key, element] of drawn) {
+    if (wanted.has(key)) continue;
+    element.remove();
+    drawn.delete(key);
+  }
   for (const [key, [task, index]] of wanted) if (!drawn.has(key)) drawn.set(key, cards.appendChild(cardElement(task, index)));
 }
 
@@ -154,7 +158,12 @@ function drawTeam() {
 function requestElement(request) {
   const what = request.kind === 'plan' ? 'a plan' : `to run ${request.tool}`;
   const shown = request.kind === 'plan' ? request.plan : (request.input?.command ?? request.input?.path ?? JSON.stringify(request.input));
-  const reason = h('input', { type: 'text', 'aria-label': `why you reject ${request.from}'s request`, placeholder: 'why (the teammate reads it)', hidden: true });
+  const reason = h('input', {
+    type: 'text',
+    'aria-label': `why you reject ${request.from}'s request`,
+    placeholder: 'why (the teammate reads it)',
+    hidden: true,
+  });
   const answer = async (body, button) => {
     button.disabled = true;
     try {
@@ -187,7 +196,9 @@ function requestElement(request) {
       'div',
       { class: 'actions' },
       h('button', { class: 'primary', text: 'Approve', onclick: (event) => void answer({ approve: true }, event.currentTarget) }),
-      request.rule ? h('button', { text: `Always allow ${request.rule}`, onclick: (event) => void answer({ approve: true, always: true }, event.currentTarget) }) : null,
+      request.rule
+        ? h('button', { text: `Always allow ${request.rule}`, onclick: (event) => void answer({ approve: true, always: true }, event.currentTarget) })
+        : null,
       reject,
       reason,
     ),
@@ -202,7 +213,12 @@ function drawMessages(fresh) {
   const chat = document.getElementById('chat');
   const atEnd = chat.scrollTop + chat.clientHeight >= chat.scrollHeight - 4;
   const items = (fresh ?? state.messages).map((m) =>
-    h('li', {}, h('div', { class: 'meta', text: `${m.from} → ${m.to} · ${m.type} · ${new Date(m.timestamp).toLocaleString()}` }), h('div', { class: 'content', text: m.content })),
+    h(
+      'li',
+      {},
+      h('div', { class: 'meta', text: `${m.from} → ${m.to} · ${m.type} · ${new Date(m.timestamp).toLocaleString()}` }),
+      h('div', { class: 'content', text: m.content }),
+    ),
   );
   if (fresh) chat.append(...items);
   else chat.replaceChildren(...items);
@@ -212,11 +228,16 @@ function drawMessages(fresh) {
 function drawStatus(live) {
   const daemon = state.daemon ? `daemon pid ${state.daemon.pid}` : 'no daemon running';
   const problems = state.problems ? `, ${state.problems} unreadable task file${state.problems === 1 ? '' : 's'}` : '';
-  document.getElementById('status').textContent = `${live ? 'live' : 'reconnecting…'} · ${daemon} · ${state.members.length} teammates · ${state.tasks.size} tasks${problems}`;
+  document.getElementById('status').textContent =
+    `${live ? 'live' : 'reconnecting…'} · ${daemon} · ${state.members.length} teammates · ${state.tasks.size} tasks${problems}`;
 }
 
 function diffElement(text) {
-  return h('pre', { class: 'block diff' }, ...text.split('\n').map((line) => h('span', { class: line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : null, text: `${line}\n` })));
+  return h(
+    'pre',
+    { class: 'block diff' },
+    ...text.split('\n').map((line) => h('span', { class: line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : null, text: `${line}\n` })),
+  );
 }
 
 async function drawTask(id) {
@@ -251,17 +272,23 @@ async function drawTask(id) {
   const parts = [
     h('p', {}, h('a', { href: '#board', text: '← Board' })),
     h('h2', { text: `#${task.id} ${task.subject}` }),
-    h('p', { text: `${task.status}${task.owner ? ` · ${task.owner}` : ''}${task.blockedBy.length ? ` · blocked by ${task.blockedBy.map((b) => `#${b}`).join(', ')}` : ''} · claim ${task.claim}` }),
+    h('p', {
+      text: `${task.status}${task.owner ? ` · ${task.owner}` : ''}${task.blockedBy.length ? ` · blocked by ${task.blockedBy.map((b) => `#${b}`).join(', ')}` : ''} · claim ${task.claim}`,
+    }),
     h('h3', { text: 'Description' }),
     h('pre', { class: 'block', text: task.description || '(none)' }),
     owner?.todos?.length ? h('h3', { text: 'Plan' }) : null,
-    owner?.todos?.length ? h('ol', {}, owner.todos.map((todo) => h('li', { text: `[${todo.status}] ${todo.content}` }))) : null,
+    owner?.todos?.length
+      ? h(
+          'ol',
+          {},
+          owner.todos.map((todo) => h('li', { text: `[${todo.status}] ${todo.content}` })),
+        )
+      : null,
     h('h3', { text: 'Result' }),
     h('pre', { class: 'block', text: task.result ?? '(not finished)' }),
     h('h3', { text: 'Steps' }),
-    log.length
-      ? h('ol', { class: 'timeline' }, log.map(stepElement))
-      : h('p', { text: 'no log lines for this task yet' }),
+    log.length ? h('ol', { class: 'timeline' }, log.map(stepElement)) : h('p', { text: 'no log lines for this task yet' }),
     diff ? h('h3', { text: `Changes (${diff.of})` }) : null,
     diff ? diffElement(diff.text + (diff.cut ? '\n… cut: git diff shows the rest' : '')) : null,
     merge,
@@ -309,7 +336,15 @@ function queueDraw() {
 
 function applySnapshot(snapshot) {
   state.tasks = new Map(snapshot.tasks.map((task) => [task.id, task]));
-  Object.assign(state, { members: snapshot.members, requests: snapshot.requests, messages: snapshot.messages, daemon: snapshot.daemon, rosterError: snapshot.rosterError, problems: snapshot.problems, loaded: true });
+  Object.assign(state, {
+    members: snapshot.members,
+    requests: snapshot.requests,
+    messages: snapshot.messages,
+    daemon: snapshot.daemon,
+    rosterError: snapshot.rosterError,
+    problems: snapshot.problems,
+    loaded: true,
+  });
   drawBoard();
   drawTeam();
   drawRequests();
@@ -321,9 +356,18 @@ function applySnapshot(snapshot) {
 function applyChange(delta) {
   for (const task of delta.tasks ?? []) state.tasks.set(task.id, task);
   for (const id of delta.removed ?? []) state.tasks.delete(id);
-  if (delta.members) (state.members = delta.members), drawTeam();
-  if (delta.requests) (state.requests = delta.requests), drawRequests();
-  if (delta.messages) (state.messages = [...state.messages, ...delta.messages]), drawMessages(delta.messages);
+  if (delta.members) {
+    state.members = delta.members;
+    drawTeam();
+  }
+  if (delta.requests) {
+    state.requests = delta.requests;
+    drawRequests();
+  }
+  if (delta.messages) {
+    state.messages = [...state.messages, ...delta.messages];
+    drawMessages(delta.messages);
+  }
   for (const key of ['daemon', 'rosterError', 'problems']) if (key in delta) state[key] = delta[key];
   if (delta.tasks || delta.removed) queueDraw();
   if (openTask && (delta.tasks ?? []).some((task) => task.id === openTask)) void drawTask(openTask);
