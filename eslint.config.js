@@ -33,7 +33,7 @@ export default tseslint.config(
       ...tseslint.configs.disableTypeChecked.languageOptions,
       sourceType: 'module',
       globals: Object.fromEntries(
-        ['window', 'document', 'location', 'fetch', 'EventSource', 'Node', 'requestAnimationFrame', 'setTimeout', 'clearTimeout', 'console'].map((name) => [
+        ['window', 'document', 'location', 'fetch', 'EventSource', 'Node', 'requestAnimationFrame', 'performance', 'setTimeout', 'clearTimeout', 'console'].map((name) => [
           name,
           'readonly',
         ]),

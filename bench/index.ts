@@ -9,6 +9,7 @@ import { benchStartup } from './startup.js';
 import { benchTokens } from './tokens.js';
 import { benchTeam } from './team.js';
 import { benchStore } from './store.js';
+import { benchUi } from './ui.js';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   board: benchBoard,
@@ -22,6 +23,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   store: benchStore,
   shape: benchShape,
   startup: benchStartup,
+  ui: benchUi,
 };
 
 const requested = process.argv.slice(2);

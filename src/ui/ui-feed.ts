@@ -3,10 +3,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../log/logger.js';
 import type { Bell } from '../contracts/team-store.js';
 import { deltaOf, type UiState } from './ui-state.js';
+import type { ReadKind } from './ui-board-reader.js';
 
 export interface UiFeedDeps {
-  /** The state as it is now (a read of the board, the roster and the inboxes). */
-  readonly take: () => Promise<UiState>;
+  /** The state as it is now (a read of the board, the roster and the inboxes): ui-board-reader.ts says what each kind reads. */
+  readonly take: (kind: ReadKind) => Promise<UiState>;
   /** Rings when the board, the roster or an inbox changed (and every few seconds, for what the OS did not report). */
   readonly bell: Bell;
   readonly logger: Logger;
@@ -26,6 +27,7 @@ export class UiFeed {
   private readonly stopper = new AbortController();
   private readonly loop: Promise<void>;
   private readonly keepAlive: NodeJS.Timeout;
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: UiFeedDeps) {
     this.loop = this.run();
@@ -36,15 +38,28 @@ export class UiFeed {
   /** A page opens the stream: it gets the state as it is, then the changes. */
   async join(response: ServerResponse): Promise<void> {
     response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
-    this.clients.add(response);
-    response.on('close', () => this.clients.delete(response));
-    try {
-      this.state ??= await this.deps.take();
-      response.write(event('snapshot', this.state));
-    } catch (error) {
-      this.deps.logger.warn({ err: error }, 'the dashboard could not read the team');
-      response.write(event('problem', { message: error instanceof Error ? error.message : String(error) }));
-    }
+    let closed = false;
+    response.on('close', () => {
+      closed = true;
+      this.clients.delete(response);
+    });
+    // One read at a time: a page gets its snapshot, then exactly the changes after it.
+    await this.serially(async () => {
+      try {
+        this.state ??= await this.deps.take('fresh');
+        response.write(event('snapshot', this.state));
+        if (!closed) this.clients.add(response);
+      } catch (error) {
+        this.deps.logger.warn({ err: error }, 'the dashboard could not read the team');
+        response.end(event('problem', { message: error instanceof Error ? error.message : String(error) }));
+      }
+    });
+  }
+
+  private serially(step: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(step);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   async close(): Promise<void> {
@@ -67,15 +82,17 @@ export class UiFeed {
         this.state = null;
         continue;
       }
-      try {
-        const next = await this.deps.take();
-        const delta = this.state ? deltaOf(this.state, next) : null;
-        if (!this.state) this.write(event('snapshot', next));
-        else if (delta) this.write(event('change', delta));
-        this.state = next;
-      } catch (error) {
-        this.deps.logger.warn({ err: error }, 'the dashboard could not read the team');
-      }
+      await this.serially(async () => {
+        try {
+          const next = await this.deps.take(reason === 'change' ? 'change' : 'rescan');
+          const delta = this.state ? deltaOf(this.state, next) : null;
+          if (!this.state) this.write(event('snapshot', next));
+          else if (delta) this.write(event('change', delta));
+          this.state = next;
+        } catch (error) {
+          this.deps.logger.warn({ err: error }, 'the dashboard could not read the team');
+        }
+      });
       await sleep(gap, undefined, { signal }).catch(() => undefined);
     }
   }

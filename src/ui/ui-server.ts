@@ -5,10 +5,11 @@ import type { Logger } from '../log/logger.js';
 import type { Bell, TeamStore } from '../contracts/team-store.js';
 import type { StatePaths } from '../paths.js';
 import { MAX_UI_BODY_BYTES } from '../contracts/ui-protocol.js';
-import { takeSnapshot } from '../cli/watch/snapshot.js';
+import { takeSnapshot, takeTeamSnapshot } from '../cli/watch/snapshot.js';
 import { checkRequest, csrfValue, newUiToken, tokenCookie, type UiAccess } from './ui-guard.js';
 import { UiFeed } from './ui-feed.js';
-import { uiStateOf } from './ui-state.js';
+import { stateFrom, uiStateOf } from './ui-state.js';
+import { UiBoardReader } from './ui-board-reader.js';
 import { readTaskPage } from './ui-task.js';
 import { UI_ACTIONS } from './ui-actions.js';
 import type { PageAssets } from './page-assets.js';
@@ -70,7 +71,16 @@ export class UiServer {
     if (options.token !== undefined && options.token.length < MIN_TOKEN_CHARS)
       throw new TeamdError('USAGE', `the dashboard's token must be at least ${MIN_TOKEN_CHARS} characters (e.g. openssl rand -base64 32)`);
     const { paths, store, logger } = options;
-    const feed = new UiFeed({ take: async () => uiStateOf(await takeSnapshot(paths, store, CHAT_MESSAGES), paths), bell: options.bell, logger });
+    const reader = new UiBoardReader(store.board);
+    const feed = new UiFeed({
+      take: async (kind) => {
+        const team = await takeTeamSnapshot(paths, store, CHAT_MESSAGES);
+        const board = await reader.read(kind);
+        return stateFrom(team, board.tasks, board.problems, paths);
+      },
+      bell: options.bell,
+      logger,
+    });
     let access: UiAccess | null = null;
     const server = http.createServer((request, response) => {
       if (access) void handle(access, request, response).catch((error: unknown) => fail(response, error, logger));
@@ -118,7 +128,11 @@ export class UiServer {
       if (request.method === 'GET' && task) return sendJson(response, 200, await readTaskPage(store.board, paths, Number(task[1])));
       const action = /^\/api\/([a-z]+)$/.exec(url.pathname)?.[1];
       if (request.method === 'POST' && action && Object.hasOwn(UI_ACTIONS, action)) {
-        const said = await UI_ACTIONS[action]!({ paths, store }, await readJson(request));
+        const body = await readJson(request);
+        const said = await UI_ACTIONS[action]!({ paths, store }, body);
+        // A merge changes a finished task, which the feed's reads of the live board do not see.
+        const merged = (body as { task?: unknown }).task;
+        if (action === 'merge' && typeof merged === 'number') reader.touch(merged);
         logger.info({ action }, `dashboard: ${said}`);
         options.bell.ring();
         return sendJson(response, 200, { ok: true, said });

@@ -66,16 +66,27 @@ export function cardOf(task: TaskView): TaskCard {
   };
 }
 
+/** The state of a whole read (teamd watch's snapshot): GET /api/state, and the page's first load. */
 export function uiStateOf(snapshot: Snapshot, paths: StatePaths): UiState {
+  return stateFrom(snapshot, snapshot.tasks.map(cardOf), snapshot.problems, paths);
+}
+
+/** The state from a snapshot's roster, requests and messages, and the board's cards as read apart (ui-board-reader.ts). */
+export function stateFrom(
+  snapshot: Pick<Snapshot, 'daemon' | 'rosterError' | 'members' | 'teamModel' | 'requests' | 'messages'>,
+  tasks: readonly TaskCard[],
+  problems: number,
+  paths: StatePaths,
+): UiState {
   return {
     daemon: snapshot.daemon ? { pid: snapshot.daemon.pid } : null,
     rosterError: snapshot.rosterError,
-    problems: snapshot.problems,
+    problems,
     members: snapshot.members.map((member) => ({
       ...memberView(member, snapshot.teamModel, snapshot.daemon !== null),
       todos: member.task ? readPublishedTodos(paths, member.name) : [],
     })),
-    tasks: snapshot.tasks.map(cardOf),
+    tasks,
     requests: snapshot.requests.map((request) => ({ ...request, rule: offeredRule(request) })),
     messages: snapshot.messages,
   };
@@ -83,11 +94,19 @@ export function uiStateOf(snapshot: Snapshot, paths: StatePaths): UiState {
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
+/**
+ * What may change of a card: a write bumps updatedAt (subject, owner, status, worktree); its
+ * readiness changes with its blockers' writes, not its own. Cheaper than comparing 10,000 cards whole.
+ */
+function cardKey(card: TaskCard): string {
+  return `${card.updatedAt}|${card.status}|${card.ready ? 1 : 0}|${card.stuck ? 1 : 0}|${card.waitingOn.join(',')}|${card.worktree ?? ''}`;
+}
+
 /** The change from `before` to `after`, or null when nothing the page shows changed. */
 export function deltaOf(before: UiState, after: UiState): UiDelta | null {
   const delta: { -readonly [K in keyof UiDelta]: UiDelta[K] } = {};
-  const old = new Map(before.tasks.map((task) => [task.id, task]));
-  const changed = after.tasks.filter((task) => !same(old.get(task.id), task));
+  const old = new Map(before.tasks.map((task) => [task.id, cardKey(task)]));
+  const changed = after.tasks.filter((task) => old.get(task.id) !== cardKey(task));
   if (changed.length) delta.tasks = changed;
   const now = new Set(after.tasks.map((task) => task.id));
   const removed = before.tasks.filter((task) => !now.has(task.id)).map((task) => task.id);

@@ -29,8 +29,18 @@ export interface Snapshot {
 
 /** Everything the watch view shows, read from the files (works with the daemon down). */
 export async function takeSnapshot(paths: StatePaths, store: Pick<TeamStore, 'board' | 'mail'>, messageCount: number): Promise<Snapshot> {
-  const requests = await pendingPlanRequests(store.mail, store.board, paths, scanFileOf(store, paths));
+  const team = await takeTeamSnapshot(paths, store, messageCount);
   const listing = await store.board.list();
+  return { ...team, tasks: listing.tasks, problems: listing.problems.length };
+}
+
+/** The snapshot but the board: a view that keeps the board itself (the dashboard, src/ui/ui-board-reader.ts) reads this at each change. */
+export async function takeTeamSnapshot(
+  paths: StatePaths,
+  store: Pick<TeamStore, 'board' | 'mail'>,
+  messageCount: number,
+): Promise<Omit<Snapshot, 'tasks' | 'problems'>> {
+  const requests = await pendingPlanRequests(store.mail, store.board, paths, scanFileOf(store, paths));
   let members: Member[] = [];
   let teamModel = 'offline';
   let rosterError: string | null = null;
@@ -46,8 +56,6 @@ export async function takeSnapshot(paths: StatePaths, store: Pick<TeamStore, 'bo
     members,
     teamModel,
     rosterError,
-    tasks: listing.tasks,
-    problems: listing.problems.length,
     messages: await store.mail.latest(messageCount),
     todos: new Map(members.filter((m) => m.task).map((m) => [m.name, readPublishedTodos(paths, m.name)])),
     requests,

@@ -351,6 +351,8 @@ function applySnapshot(snapshot) {
   drawMessages();
   drawStatus(true);
   document.body.dataset.loaded = 'true';
+  // What npm run bench -- ui reads: the whole board drawn, from the start of the page's load.
+  performance.mark('teamd-board-drawn');
 }
 
 function applyChange(delta) {
@@ -364,9 +366,11 @@ function applyChange(delta) {
     state.requests = delta.requests;
     drawRequests();
   }
-  if (delta.messages) {
-    state.messages = [...state.messages, ...delta.messages];
-    drawMessages(delta.messages);
+  const known = new Set(state.messages.map((m) => m.id));
+  const fresh = (delta.messages ?? []).filter((m) => !known.has(m.id));
+  if (fresh.length) {
+    state.messages = [...state.messages, ...fresh];
+    drawMessages(fresh);
   }
   for (const key of ['daemon', 'rosterError', 'problems']) if (key in delta) state[key] = delta[key];
   if (delta.tasks || delta.removed) queueDraw();
