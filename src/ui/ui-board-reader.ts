@@ -38,10 +38,13 @@ export class UiBoardReader {
    */
   async read(kind: ReadKind): Promise<{ readonly tasks: TaskCard[]; readonly problems: number }> {
     if (kind === 'fresh' || this.fullAt === null || (kind === 'change' && this.now() - this.fullAt >= FULL_READ_EVERY_MS)) return this.readAll();
+    // Taken before the reads: a task touched while they run is read at the next read, not forgotten.
+    const touched = [...this.touched];
+    this.touched.clear();
     const [pending, working] = await Promise.all([this.board.list({ status: 'pending' }), this.board.list({ status: 'in_progress' })]);
     const live = new Map([...pending.tasks, ...working.tasks].map((task) => [task.id, cardOf(task)]));
     const gone = [...this.cards.values()].filter((card) => LIVE.has(card.status) && !live.has(card.id)).map((card) => card.id);
-    for (const id of [...gone, ...this.touched]) {
+    for (const id of [...gone, ...touched]) {
       if (live.has(id)) continue;
       try {
         this.cards.set(id, cardOf(await this.board.get(id)));
@@ -50,7 +53,6 @@ export class UiBoardReader {
         this.cards.delete(id);
       }
     }
-    this.touched.clear();
     for (const [id, card] of live) this.cards.set(id, card);
     const liveProblems = new Set([...pending.problems, ...working.problems].map((problem) => problem.file)).size;
     return { tasks: [...this.cards.values()], problems: Math.max(this.fullProblems, liveProblems) };
@@ -58,10 +60,10 @@ export class UiBoardReader {
 
   private async readAll(): Promise<{ readonly tasks: TaskCard[]; readonly problems: number }> {
     const startedAt = this.now();
+    this.touched.clear();
     const listing = await this.board.list();
     this.cards.clear();
     for (const task of listing.tasks) this.cards.set(task.id, cardOf(task));
-    this.touched.clear();
     this.fullAt = startedAt;
     this.fullProblems = listing.problems.length;
     return { tasks: [...this.cards.values()], problems: this.fullProblems };
