@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
+import { CHROMIUM_ARGS } from './chromium.js';
 import { chromium } from 'playwright-core';
 import { createLogger } from '../src/log/logger.js';
 import { FileLocker } from '../src/fs/file-lock.js';
@@ -37,15 +38,7 @@ export async function benchUi(): Promise<void> {
   const ui = spawn(process.execPath, [TEAMD, 'ui', '--json', '--dir', paths.root], { stdio: ['ignore', 'pipe', 'inherit'] });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: CHROMIUM_ARGS,
   });
   try {
     const url = await new Promise<string>((resolve, reject) => {

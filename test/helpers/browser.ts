@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { CHROMIUM_ARGS } from '../../bench/chromium.js';
 import { chromium, type Browser } from 'playwright-core';
 import { REPO_ROOT } from './processes.js';
 
@@ -22,15 +23,7 @@ export function missingBrowser(): string | null {
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: CHROMIUM_ARGS,
   });
 }
 
