@@ -131,7 +131,9 @@ describe.skipIf(missing !== null)('teamd ui in a real Chromium (a running team, 
     await page.locator('#task .diff', { hasText: '+changed-by-alice' }).waitFor();
     await page.screenshot({ path: screenshotPath('ui-diff-1280') });
     await page.getByRole('button', { name: /^Merge teamd\// }).click();
-    await waitFor(() => fs.readFileSync(path.join(ws, 'shared.txt'), 'utf8') === 'changed-by-alice\n', 'the merge in the workspace');
+    // The page says what the merge did (or why it did not), once the server has answered.
+    expect(await page.locator('#notice', { hasText: /./ }).textContent()).toMatch(/^merged teamd\/.* into /);
+    expect(fs.readFileSync(path.join(ws, 'shared.txt'), 'utf8')).toBe('changed-by-alice\n');
     await page.getByRole('link', { name: '← Board' }).click();
     await cardIn(page, 'completed', id).waitFor();
     expect(await cardIn(page, 'needs-merge', id).count()).toBe(0);

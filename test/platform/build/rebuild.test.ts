@@ -8,11 +8,12 @@ import { REPO_ROOT } from '../../helpers/processes.js';
 import { beforeThisTestsFoldersGo, makeTempDir } from '../../helpers/temp-dir.js';
 import { waitFor } from '../../helpers/wait.js';
 
-/** A checkout of its own, built: its package.json, bin/ and dist/, and a node_modules of links to this one's packages. */
+/** A checkout of its own, built: its package.json, bin/, dist/ and the dashboard page's source (the build minifies it), and a node_modules of links to this one's packages. */
 function copyCheckout(): string {
   const root = makeTempDir('teamd-rebuild-');
   fs.copyFileSync(path.join(REPO_ROOT, 'package.json'), path.join(root, 'package.json'));
   fs.cpSync(path.join(REPO_ROOT, 'bin'), path.join(root, 'bin'), { recursive: true });
+  fs.cpSync(path.join(REPO_ROOT, 'src', 'ui', 'page'), path.join(root, 'src', 'ui', 'page'), { recursive: true });
   fs.cpSync(path.join(REPO_ROOT, 'dist'), path.join(root, 'dist'), { recursive: true, filter: (source) => !source.includes(`${path.sep}.cache`) });
   fs.mkdirSync(path.join(root, 'node_modules'));
   for (const name of fs.readdirSync(path.join(REPO_ROOT, 'node_modules')))
