@@ -33,6 +33,8 @@ export interface StatePaths {
   readonly protocolKey: string;
   /** How far the daemon has read the mailboxes for plan and permission requests, and which wait (inbox/request-scan.ts). */
   readonly requestScan: string;
+  /** The notices found and how their sending to each webhook ended (notify/notice-ledger.ts). */
+  readonly notifications: string;
   /** Where a live task is; a finished one is at `doneTaskFile`. Every reader looks in both (store/files/task-store.ts). */
   readonly taskFile: (id: number) => string;
   readonly doneTaskFile: (id: number) => string;
@@ -101,6 +103,7 @@ export function statePaths(stateDir: string): StatePaths {
     boardLooked: path.join(runDir, 'board-looked'),
     protocolKey: path.join(runDir, 'protocol.key'),
     requestScan: path.join(runDir, 'requests.json'),
+    notifications: path.join(runDir, 'notifications.jsonl'),
     // Hot on the claim path: ids are integers, so plain concatenation gives what path.join would.
     taskFile: (id) => `${tasksDir}${path.sep}task_${id}.json`,
     doneTaskFile: (id) => `${doneDir}${path.sep}task_${id}.json`,

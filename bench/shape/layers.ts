@@ -30,7 +30,7 @@ export const FLOORS: readonly { readonly name: string; readonly paths: readonly 
       'src/lead/',
     ],
   },
-  { name: 'processes', paths: ['src/teammate/', 'src/supervisor/', 'src/daemon/'] },
+  { name: 'processes', paths: ['src/teammate/', 'src/supervisor/', 'src/daemon/', 'src/notify/'] },
   { name: 'commands', paths: ['src/cli/', 'src/demo/', 'src/ui/'] },
 ];
 

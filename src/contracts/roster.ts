@@ -1,5 +1,6 @@
 import * as z from './zod-mini.js';
 import { nameSchema } from './names.js';
+import { notificationsSettingSchema } from './notifications.js';
 
 export const MEMBER_STATUSES = [
   'starting',
@@ -165,6 +166,12 @@ export const settingsSchema = z.looseObject({
       allowedHosts: z._default(z.array(z.string().check(z.regex(/^[A-Za-z0-9.[\]:-]{1,300}$/))).check(z.maxLength(16)), []),
     }),
   ),
+  /**
+   * What the person is told of away from the screen (docs/notifications.md): requests that wait
+   * for them, failed tasks, a stuck board, the lead's final report, sent to webhooks (generic JSON
+   * or Slack's text) and to Notification hooks. Absent: Notification hooks only.
+   */
+  notifications: z.optional(notificationsSettingSchema),
   /**
    * Environment variables commands, hooks and workspace MCP servers get besides the usual ones
    * (PATH, HOME, LANG, TERM, ...: sandbox/command-env.ts): each named is decided to be no secret.

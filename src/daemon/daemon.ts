@@ -30,6 +30,8 @@ import { SharedHost } from './shared-host.js';
 import { openOfflineModel } from './offline-model.js';
 import type { ServiceNotifier } from '../platform/systemd-notify.js';
 import type { TeamSettings } from '../contracts/roster.js';
+import { startNotifications } from './daemon-notifier.js';
+import type { Notifier } from '../notify/notifier.js';
 
 export interface DaemonHealth {
   readonly rosterWriteFailing: string | null;
@@ -78,6 +80,8 @@ export class Daemon {
   private server: ControlServer | null = null;
   /** The dashboard it serves, or why it could not start one (the daemon serves its team all the same). */
   private dashboard: { readonly url: string; close(): Promise<void> } | { readonly error: string } | null = null;
+  /** The `notifications` setting's notifier (webhooks, Notification hooks), when the settings have one. */
+  private notifier: Notifier | null = null;
 
   private constructor(
     private readonly options: DaemonOptions,
@@ -178,6 +182,10 @@ export class Daemon {
       await scheduler.start();
       daemon.server = await ControlServer.listen(paths.daemonSocket, (request) => daemon.handle(request), logger);
       await daemon.startDashboard();
+      daemon.notifier = await startNotifications({ paths, store, roster, logger, env: options.workerEnv }).catch((error: unknown) => {
+        logger.error({ err: error }, 'notifications did not start; the team runs on without them');
+        return null;
+      });
       logger.info({ dir: paths.root }, 'daemon ready');
       const members = roster.read().members.length;
       options.service?.ready(`ready: ${members} teammate${members === 1 ? '' : 's'}, pid ${process.pid}`);
@@ -232,6 +240,7 @@ export class Daemon {
       await this.shared?.stopServing();
       if (this.dashboard && 'close' in this.dashboard)
         await this.dashboard.close().catch((error: unknown) => logger.warn({ err: error }, 'the dashboard did not close cleanly'));
+      await this.notifier?.close().catch((error: unknown) => logger.warn({ err: error }, 'notifications did not close cleanly'));
       await this.scheduler.close();
       const rungs = await this.supervisor.stopAll();
       await this.relay?.close();

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Logger } from '../log/logger.js';
 import type { HookEvent, HookGroup } from '../settings/settings.js';
+import type { Notice } from '../contracts/notifications.js';
 
 /** The teammate hooks run for: what their payloads and environment say of it. */
 export interface GateIdentity {
@@ -42,6 +43,8 @@ export interface HookPayload {
   /** Notification: what the teammate waits for, and Claude Code's kind of notification. */
   readonly message?: string;
   readonly notification_type?: string;
+  /** Notification of a team event (a failed task, a stuck board, a final report, a plan waiting): the notice as webhooks get it. */
+  readonly notice?: Notice;
   /** SessionStart: how the session began; SessionEnd: why it ended. */
   readonly source?: string;
   readonly reason?: string;

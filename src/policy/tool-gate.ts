@@ -106,7 +106,10 @@ export class PolicyGate implements ToolGate {
     const groups = settings.hooks.Notification;
     if (!groups || groups.length === 0) return;
     const payload = hookPayload(this.deps.identity, 'Notification', { message, notification_type: 'permission_prompt', permission_mode: settings.rules.mode });
-    runHooks(groups, null, payload, this.deps.hookEnv).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'a Notification hook could not run'));
+    // Matched on the kind of notification, as Claude Code matches Notification hooks.
+    runHooks(groups, ['permission_prompt'], payload, this.deps.hookEnv).catch((error: unknown) =>
+      this.deps.logger.warn({ err: error }, 'a Notification hook could not run'),
+    );
   }
 
   /** A tool event's payload, in Claude Code's shape (claude-tools.ts), with the settings' mode. */

@@ -56,12 +56,12 @@ const hookSchema = z
   });
 
 const hookGroupSchema = z.looseObject({
-  /** A regex over tool names (PreToolUse, PostToolUse); empty or absent matches everything. */
+  /** A regex over tool names (PreToolUse, PostToolUse) or kinds of notification; empty, absent or `*` matches everything, as in Claude Code. */
   matcher: z
     .string()
     .optional()
     .superRefine((matcher, ctx) => {
-      if (!matcher) return;
+      if (!matcher || matcher === '*') return;
       try {
         new RegExp(matcher);
       } catch (error) {

@@ -102,7 +102,10 @@ export function combineChain(chain: readonly (SettingsFile | null)[]): Settings 
             : [],
         );
         if (commands.length > 0)
-          (hooks[event as HookEvent] ??= []).push({ matcher: group.matcher ? new RegExp(`^(?:${group.matcher})$`) : null, hooks: commands });
+          (hooks[event as HookEvent] ??= []).push({
+            matcher: group.matcher && group.matcher !== '*' ? new RegExp(`^(?:${group.matcher})$`) : null,
+            hooks: commands,
+          });
       }
     }
   }
