@@ -76,6 +76,18 @@ describe("Claude Code hook examples (the corpus), unchanged: they read Claude Co
     expect(fs.readFileSync(path.join(t.ws, 'notifications.log'), 'utf8')).toBe('Notification: alice needs your permission to use Bash\n');
   });
 
+  it('Notification matchers match the kind of notification: permission_prompt and "*" fire for a permission wait, idle_prompt does not', async () => {
+    const t = await corpusTeam(hooks('notification-matchers.settings.json'), [{ subject: 'push', description: calls([bash('git push origin main')]) }]);
+    await t.finished(1);
+    await waitFor(
+      () => (fs.existsSync(path.join(t.ws, 'permission-alerts.log')) && fs.existsSync(path.join(t.ws, 'all-alerts.log'))) || undefined,
+      'the hooks ran',
+    );
+    expect(fs.readFileSync(path.join(t.ws, 'permission-alerts.log'), 'utf8')).toBe('permission_prompt\n');
+    expect(fs.readFileSync(path.join(t.ws, 'all-alerts.log'), 'utf8')).toBe('permission_prompt\n');
+    expect(fs.existsSync(path.join(t.ws, 'idle-alerts.log'))).toBe(false);
+  });
+
   it('Stop: decision "block" sends the model back with the reason; the next Stop sees stop_hook_active true and lets it stop', async () => {
     const t = await corpusTeam(hooks('stop-continue.settings.json', 'stop-continue.py'), [{ subject: 'work', description: '```sh\necho done\n```' }]);
     expect((await t.finished(1)).status).toBe('completed');
