@@ -111,7 +111,8 @@ describe.skipIf(missing !== null)('teamd ui in a real Chromium (a running team, 
     await page.getByRole('button', { name: 'Send' }).click();
     await waitFor(() => inboxOf(dir, 'alice').find((m) => m.type === 'message' && m.content === 'thanks, <b>alice</b>'), 'the message in alice inbox');
     // Shown as text: markup a teammate (or the person) writes is never parsed.
-    await page.locator('#chat .content', { hasText: 'thanks, <b>alice</b>' }).waitFor();
+    // Exactly the message sent (alice's reply quotes it).
+    await page.locator('#chat .content', { hasText: /^thanks, <b>alice<\/b>$/ }).waitFor();
     expect(await page.locator('#chat b').count()).toBe(0);
     await page.screenshot({ path: screenshotPath('ui-messages-1280') });
     await page.getByRole('link', { name: 'Board' }).click();

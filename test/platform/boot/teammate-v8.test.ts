@@ -35,12 +35,14 @@ if (send) process.send = function (message, ...rest) {
   if (message && message.type === 'ready') {
     const list = process.moduleLoadList.filter((entry) => entry.startsWith('NativeModule '));
     const all = process.moduleLoadList;
-    require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({
+    // Written whole (temp + rename): the test reads it the moment it appears.
+    require('node:fs').writeFileSync(${JSON.stringify(`${out}.tmp`)}, JSON.stringify({
       execArgv: process.execArgv, flags, gc: typeof globalThis.gc,
       beforeFlags: all.slice(0, at ?? all.length).filter((e) => e.startsWith('NativeModule ')),
       afterFlags: at === null ? list : all.slice(at).filter((e) => e.startsWith('NativeModule ')),
       newSpaceBytes: v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size,
     }));
+    require('node:fs').renameSync(${JSON.stringify(`${out}.tmp`)}, ${JSON.stringify(out)});
   }
   return send.call(this, message, ...rest);
 };
