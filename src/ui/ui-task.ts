@@ -8,6 +8,7 @@ import { parseLogLine, type LogEntry } from '../logs/log-entry.js';
 import { DEFAULT_ROTATION, rotatedFiles } from '../fs/rotating-file.js';
 import { git } from '../worktree/git.js';
 import { worktreePath } from '../worktree/worktrees.js';
+import { taskTurns, type Turn } from './ui-turns.js';
 
 /** The most a task's page shows of its log and of its diff: a page, not an archive (teamd logs and git have the rest). */
 const LOG_LINES = 400;
@@ -15,6 +16,10 @@ const DIFF_CHARS = 512 * 1024;
 
 export interface TaskPage {
   readonly task: Task;
+  /** The task's conversation, from its teammate's session file: model turns, tool calls and their results. */
+  readonly turns: readonly Turn[];
+  /** Why some or all of the conversation is not shown, if it is not. */
+  readonly turnsNote: string | null;
   /** The log lines about this task, of every teammate and the daemon, oldest first. */
   readonly log: readonly Pick<LogEntry, 'time' | 'level' | 'who' | 'msg' | 'fields'>[];
   /** What the task changed: its worktree branch against where it started, or its worktree's uncommitted changes while it runs. */
@@ -27,8 +32,11 @@ export interface TaskPage {
 export async function readTaskPage(board: TaskBoard, paths: StatePaths, id: number): Promise<TaskPage> {
   const task = await board.get(id);
   const worktree = task.worktree;
+  const conversation = taskTurns(paths, task.owner, id);
   return {
     task,
+    turns: conversation.turns,
+    turnsNote: conversation.note,
     log: taskLog(paths, id),
     diff: worktree ? taskDiff(paths, task) : null,
     mergeable: worktree !== undefined && (worktree.state === 'committed' || worktree.state === 'needs-merge'),

@@ -103,7 +103,12 @@ describe.skipIf(missing !== null)('teamd ui in a real Chromium (a running team, 
     await page.screenshot({ path: screenshotPath('ui-team-1280') });
     await page.goto(`${ui.origin}/#task/${first}`);
     await page.locator('#task h2', { hasText: 'make a file' }).waitFor();
-    expect(await page.locator('#task .timeline').textContent()).toContain('touch asked.txt');
+    // The conversation from alice's session file: the model's call, its result; and the task's log lines.
+    const turns = (await page.locator('#task .timeline.turns').textContent()) ?? '';
+    expect(turns).toContain(`teamd[teamd:task id=${first}]`);
+    expect(turns).toMatch(/calls bash\{"command":"touch asked.txt"/);
+    expect(turns).toContain('result of bash');
+    expect(await page.locator('#task .timeline:not(.turns)').textContent()).toContain('touch asked.txt');
     await page.screenshot({ path: screenshotPath('ui-task-1280') });
     await page.getByRole('link', { name: 'Messages' }).click();
     await page.getByLabel('To').selectOption('alice');

@@ -252,7 +252,7 @@ async function drawTask(id) {
     return;
   }
   if (openTask !== id) return;
-  const { task, log, diff, mergeable } = page;
+  const { task, turns, turnsNote, log, diff, mergeable } = page;
   const owner = state.members.find((m) => m.name === task.owner && m.task === task.id);
   const merge = mergeable
     ? h('button', {
@@ -287,13 +287,24 @@ async function drawTask(id) {
       : null,
     h('h3', { text: 'Result' }),
     h('pre', { class: 'block', text: task.result ?? '(not finished)' }),
-    h('h3', { text: 'Steps' }),
+    h('h3', { text: 'Conversation' }),
+    turnsNote ? h('p', { class: 'note', text: turnsNote }) : null,
+    turns.length ? h('ol', { class: 'timeline turns' }, turns.map(turnElement)) : h('p', { text: 'no conversation for this task yet' }),
+    h('h3', { text: 'Log' }),
     log.length ? h('ol', { class: 'timeline' }, log.map(stepElement)) : h('p', { text: 'no log lines for this task yet' }),
     diff ? h('h3', { text: `Changes (${diff.of})` }) : null,
     diff ? diffElement(diff.text + (diff.cut ? '\n… cut: git diff shows the rest' : '')) : null,
     merge,
   ];
   view.replaceChildren(...parts.filter((part) => part !== null));
+}
+
+const TURN_LABELS = { said: 'model', call: 'calls', result: 'result of', told: 'teamd' };
+
+/** One step of the task's conversation: what the model said, a tool call and its input, a result, what teamd told it. */
+function turnElement(turn) {
+  const label = `${TURN_LABELS[turn.kind] ?? turn.kind}${turn.tool ? ` ${turn.tool}` : ''}${turn.error ? ' (error)' : ''}`;
+  return h('li', { class: `turn-${turn.kind}${turn.error ? ' level-error' : ''}` }, h('span', { text: label }), h('pre', { class: 'step', text: turn.text }));
 }
 
 /** One line of the task's log as a step: a tool call with its input, its result with its output, a decision with its reason. */
