@@ -33,6 +33,21 @@ export function listJobs(paths: StatePaths, teammate?: string): JobsListing {
   return { jobs, problems };
 }
 
+/** Running jobs, and the last `finished` finished ones of each teammate (`teamd jobs` without --all, the dashboard). */
+export function recentJobs(jobs: readonly JobView[], finished: number): JobView[] {
+  const finishedSeen = new Map<string, number>();
+  const keep = new Set<JobView>();
+  for (const job of [...jobs].reverse()) {
+    if (job.shownState === 'running') keep.add(job);
+    else {
+      const seen = finishedSeen.get(job.teammate) ?? 0;
+      if (seen < finished) keep.add(job);
+      finishedSeen.set(job.teammate, seen + 1);
+    }
+  }
+  return jobs.filter((job) => keep.has(job));
+}
+
 /** Running jobs per teammate, for `teamd status`. */
 export function runningJobCounts(paths: StatePaths): Map<string, number> {
   const counts = new Map<string, number>();

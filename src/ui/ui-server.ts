@@ -11,6 +11,8 @@ import { UiFeed } from './ui-feed.js';
 import { stateFrom, uiStateOf } from './ui-state.js';
 import { UiBoardReader } from './ui-board-reader.js';
 import { readTaskPage } from './ui-task.js';
+import { readSchedule } from './ui-schedule.js';
+import { FileLocker } from '../fs/file-lock.js';
 import { UI_ACTIONS } from './ui-actions.js';
 import type { PageAssets } from './page-assets.js';
 
@@ -71,6 +73,7 @@ export class UiServer {
     if (options.token !== undefined && options.token.length < MIN_TOKEN_CHARS)
       throw new TeamdError('USAGE', `the dashboard's token must be at least ${MIN_TOKEN_CHARS} characters (e.g. openssl rand -base64 32)`);
     const { paths, store, logger } = options;
+    const locker = new FileLocker({ logger });
     const reader = new UiBoardReader(store.board);
     const feed = new UiFeed({
       take: async (kind) => {
@@ -124,6 +127,8 @@ export class UiServer {
       if (request.method === 'GET' && url.pathname === '/api/events') return ui.feed.join(response);
       if (request.method === 'GET' && url.pathname === '/api/state')
         return sendJson(response, 200, uiStateOf(await takeSnapshot(paths, store, CHAT_MESSAGES), paths));
+      // Background and cron jobs: read when the page asks (the Team view), not at every change of the board.
+      if (request.method === 'GET' && url.pathname === '/api/schedule') return sendJson(response, 200, readSchedule(paths, locker, new Date()));
       const task = /^\/api\/tasks\/([1-9][0-9]{0,9})$/.exec(url.pathname);
       if (request.method === 'GET' && task) return sendJson(response, 200, await readTaskPage(store.board, paths, Number(task[1])));
       const action = /^\/api\/([a-z]+)$/.exec(url.pathname)?.[1];

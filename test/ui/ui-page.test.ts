@@ -7,6 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInboxFrom } from '../../src/store/files/inbox-file.js';
 import { openBoard } from '../helpers/board.js';
+import { calls } from '../helpers/corpus.js';
 import { launchBrowser, missingBrowser, screenshotPath } from '../helpers/browser.js';
 import { member, startDaemon } from '../helpers/daemon.js';
 import { runTeamd } from '../helpers/processes.js';
@@ -96,9 +97,17 @@ describe.skipIf(missing !== null)('teamd ui in a real Chromium (a running team, 
     await next.waitFor({ state: 'detached' });
     await page.locator('#status', { hasText: '2 tasks' }).waitFor();
 
+    // A background job and a cron job, listed on the Team view.
+    const third = await add('build in the background', '--description', calls([{ name: 'bash', input: { command: 'echo built', run_in_background: true } }]));
+    expect((await finished(third)).status).toBe('completed');
+    const cron = await runTeamd(['cron', 'add', '--in', '1h', 'check the build', '--to', 'alice', '--dir', dir]);
+    expect(cron.code, cron.stderr).toBe(0);
+
     // The team, a task's page and the chat, with a message sent from its box.
     await page.getByRole('link', { name: 'Team' }).click();
     await page.locator('[data-member="alice"]').waitFor();
+    expect(await page.locator('[data-job="alice-1"]').textContent()).toContain('echo built');
+    expect(await page.locator('[data-cron="c1"]').textContent()).toContain('check the build');
     expect(member(dir, 'alice')?.status).toBe('idle');
     await page.screenshot({ path: screenshotPath('ui-team-1280') });
     await page.goto(`${ui.origin}/#task/${first}`);

@@ -93,7 +93,7 @@ describe('teamd ui: who may read and change the team', () => {
   });
 
   it('answers bad input in one line each and keeps serving', async () => {
-    const { ui } = await dashboard();
+    const { ui, paths } = await dashboard();
     const headers = { authorization: `Bearer ${ui.token}`, 'content-type': 'application/json' };
     const post = async (action: string, body: string) => {
       const answer = await request(ui.port, 'POST', `/api/${action}`, headers, body);
@@ -114,6 +114,12 @@ describe('teamd ui: who may read and change the team', () => {
     expect((await request(ui.port, 'GET', '/api/tasks/99', headers)).status).toBe(404);
     expect((await request(ui.port, 'GET', '/api/nothing', headers)).status).toBe(404);
     expect((await request(ui.port, 'GET', '/api/state', headers)).status).toBe(200);
+    // A cron.json broken by hand: the jobs are still listed, and the problem named in one line.
+    fs.writeFileSync(paths.cronFile, '{broken');
+    const schedule = JSON.parse((await request(ui.port, 'GET', '/api/schedule', headers)).body) as { jobs: unknown[]; cron: unknown[]; problems: string[] };
+    expect(schedule).toMatchObject({ jobs: [], cron: [] });
+    expect(schedule.problems).toHaveLength(1);
+    expect(schedule.problems[0]).toMatch(/cron\.json.*not valid JSON/);
   });
 
   it('approves with the rule "always" adds, and rejects only with a reason, through the signed answer teamd approve sends', async () => {

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { listJobs, type JobView } from '../../jobs/job-listing.js';
+import { listJobs, recentJobs, type JobView } from '../../jobs/job-listing.js';
 import { TeamdError } from '../../errors.js';
 import { readConfig } from '../../roster/roster.js';
 import { openLocal } from '../context.js';
@@ -22,7 +22,7 @@ export function jobsCommand(io: Io): Command {
         throw new TeamdError('UNKNOWN_MEMBER', `${options.teammate} is not on the team (see teamd team)`);
       const listing = listJobs(paths, options.teammate);
       for (const problem of listing.problems) io.err(`warning: skipped ${problem.file}: ${problem.problem}. The file was left untouched.\n`);
-      const shown = options.all ? listing.jobs : recent(listing.jobs);
+      const shown = options.all ? listing.jobs : recentJobs(listing.jobs, RECENT);
       if (options.json)
         return printJson(
           io,
@@ -31,21 +31,6 @@ export function jobsCommand(io: Io): Command {
       if (shown.length === 0) return io.out('no background jobs\n');
       io.out(formatJobs(shown, Date.now()));
     });
-}
-
-/** Running jobs, and the last few finished ones of each teammate. */
-function recent(jobs: readonly JobView[]): JobView[] {
-  const finishedSeen = new Map<string, number>();
-  const keep = new Set<JobView>();
-  for (const job of [...jobs].reverse()) {
-    if (job.shownState === 'running') keep.add(job);
-    else {
-      const seen = finishedSeen.get(job.teammate) ?? 0;
-      if (seen < RECENT) keep.add(job);
-      finishedSeen.set(job.teammate, seen + 1);
-    }
-  }
-  return jobs.filter((job) => keep.has(job));
 }
 
 function formatJobs(jobs: readonly JobView[], now: number): string {

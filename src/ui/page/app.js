@@ -14,6 +14,7 @@ const COLUMNS = [
 const state = { tasks: new Map(), members: [], requests: [], messages: [], daemon: null, rosterError: null, problems: 0, loaded: false };
 const columns = new Map();
 let openTask = null;
+let schedule = null;
 let drawQueued = false;
 
 function h(tag, attributes = {}, ...children) {
@@ -148,11 +149,77 @@ function drawTeam() {
   );
   const team = document.getElementById('team');
   const note = state.rosterError ? h('p', { class: 'problem', text: `the roster cannot be read: ${state.rosterError}` }) : null;
-  team.replaceChildren(...[note, h('table', { class: 'team-table' }, h('thead', {}, h('tr', {}, head)), h('tbody', {}, rows))].filter(Boolean));
+  team.replaceChildren(
+    ...[note, h('table', { class: 'team-table' }, h('thead', {}, h('tr', {}, head)), h('tbody', {}, rows)), ...scheduleParts()].filter(Boolean),
+  );
   const select = document.getElementById('send-to');
   const chosen = select.value;
   select.replaceChildren(...['lead', ...state.members.map((m) => m.name)].map((name) => h('option', { value: name, text: name })));
   if (chosen) select.value = chosen;
+}
+
+/** A table with a header row, or a line saying there is nothing. */
+function table(label, titles, rows, none) {
+  if (rows.length === 0) return h('p', { text: none });
+  const head = h(
+    'tr',
+    {},
+    titles.map((title) => h('th', { scope: 'col', text: title })),
+  );
+  return h('table', { class: 'team-table', 'aria-label': label }, h('thead', {}, head), h('tbody', {}, rows));
+}
+
+/** Background jobs and cron jobs (read when the Team view is shown, and again as the team changes while it is). */
+function scheduleParts() {
+  if (!schedule) return [];
+  const time = (at) => (at ? new Date(at).toLocaleString() : '-');
+  const jobs = schedule.jobs.map((job) =>
+    h(
+      'tr',
+      { 'data-job': job.id },
+      h('th', { scope: 'row', text: job.id }),
+      h('td', { text: job.state }),
+      h('td', { text: job.exitCode !== null ? String(job.exitCode) : (job.signal ?? '-') }),
+      h('td', { text: time(job.startedAt) }),
+      h('td', {}, h('code', { text: job.command })),
+    ),
+  );
+  const cron = schedule.cron.map((job) =>
+    h(
+      'tr',
+      { 'data-cron': job.id },
+      h('th', { scope: 'row', text: job.id }),
+      h('td', { text: job.when }),
+      h('td', { text: `${job.task ? 'task for ' : ''}${job.to}` }),
+      h('td', { text: job.message }),
+      h('td', { text: time(job.nextAt) }),
+    ),
+  );
+  return [
+    h('h3', { text: 'Background jobs' }),
+    table('Background jobs', ['Job', 'State', 'Exit', 'Started', 'Command'], jobs, 'no background jobs'),
+    h('h3', { text: 'Scheduled' }),
+    table('Scheduled jobs', ['Job', 'When', 'To', 'Message', 'Next run'], cron, 'no scheduled jobs'),
+    ...schedule.problems.map((problem) => h('p', { class: 'problem', text: problem })),
+  ];
+}
+
+async function loadSchedule() {
+  if (loadSchedule.running) return void (loadSchedule.again = true);
+  loadSchedule.running = true;
+  try {
+    const response = await fetch('/api/schedule', { credentials: 'same-origin' });
+    if (response.ok) schedule = await response.json();
+  } catch {
+    // The feed says when the server is gone; the next change loads it again.
+  } finally {
+    loadSchedule.running = false;
+  }
+  drawTeam();
+  if (loadSchedule.again) {
+    loadSchedule.again = false;
+    void loadSchedule();
+  }
 }
 
 function requestElement(request) {
@@ -331,6 +398,7 @@ function route() {
     if (link.dataset.view === shown) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
+  if (shown === 'team') void loadSchedule();
   openTask = shown === 'task' ? Number(id) : null;
   if (openTask) void drawTask(openTask);
   if (shown === 'board') drawBoard();
@@ -372,6 +440,7 @@ function applyChange(delta) {
   if (delta.members) {
     state.members = delta.members;
     drawTeam();
+    if (!document.getElementById('team').hidden) void loadSchedule();
   }
   if (delta.requests) {
     state.requests = delta.requests;
