@@ -9,6 +9,7 @@ import { takeSnapshot, takeTeamSnapshot } from '../cli/watch/snapshot.js';
 import { checkRequest, csrfValue, newUiToken, tokenCookie, type UiAccess } from './ui-guard.js';
 import { UiFeed } from './ui-feed.js';
 import { stateFrom, uiStateOf } from './ui-state.js';
+import { otherHostsMembers } from '../cli/team-members.js';
 import { UiBoardReader } from './ui-board-reader.js';
 import { readTaskPage } from './ui-task.js';
 import { readSchedule } from './ui-schedule.js';
@@ -79,7 +80,9 @@ export class UiServer {
       take: async (kind) => {
         const team = await takeTeamSnapshot(paths, store, CHAT_MESSAGES);
         const board = await reader.read(kind);
-        return stateFrom(team, board.tasks, board.problems, paths);
+        // A shared store: every host's teammates, as teamd status shows them (none with files).
+        const others = await otherHostsMembers(store, [], team.teamModel);
+        return stateFrom(team, board.tasks, board.problems, paths, others.members);
       },
       bell: options.bell,
       logger,
@@ -125,8 +128,10 @@ export class UiServer {
         return send(response, 200, 'text/html; charset=utf-8', options.assets.html.replace('{{csrf}}', csrfValue(guard)));
       }
       if (request.method === 'GET' && url.pathname === '/api/events') return ui.feed.join(response);
-      if (request.method === 'GET' && url.pathname === '/api/state')
-        return sendJson(response, 200, uiStateOf(await takeSnapshot(paths, store, CHAT_MESSAGES), paths));
+      if (request.method === 'GET' && url.pathname === '/api/state') {
+        const snapshot = await takeSnapshot(paths, store, CHAT_MESSAGES);
+        return sendJson(response, 200, uiStateOf(snapshot, paths, (await otherHostsMembers(store, [], snapshot.teamModel)).members));
+      }
       // Background and cron jobs: read when the page asks (the Team view), not at every change of the board.
       if (request.method === 'GET' && url.pathname === '/api/schedule') return sendJson(response, 200, readSchedule(paths, locker, new Date()));
       const task = /^\/api\/tasks\/([1-9][0-9]{0,9})$/.exec(url.pathname);

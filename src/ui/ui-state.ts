@@ -67,8 +67,8 @@ export function cardOf(task: TaskView): TaskCard {
 }
 
 /** The state of a whole read (teamd watch's snapshot): GET /api/state, and the page's first load. */
-export function uiStateOf(snapshot: Snapshot, paths: StatePaths): UiState {
-  return stateFrom(snapshot, snapshot.tasks.map(cardOf), snapshot.problems, paths);
+export function uiStateOf(snapshot: Snapshot, paths: StatePaths, others: readonly MemberView[] = []): UiState {
+  return stateFrom(snapshot, snapshot.tasks.map(cardOf), snapshot.problems, paths, others);
 }
 
 /** The state from a snapshot's roster, requests and messages, and the board's cards as read apart (ui-board-reader.ts). */
@@ -77,15 +77,19 @@ export function stateFrom(
   tasks: readonly TaskCard[],
   problems: number,
   paths: StatePaths,
+  /** Other hosts' teammates, from a shared store (team-members.ts): shown after this host's own. */
+  others: readonly MemberView[] = [],
 ): UiState {
+  const local = snapshot.members.map((member) => ({
+    ...memberView(member, snapshot.teamModel, snapshot.daemon !== null),
+    todos: member.task ? readPublishedTodos(paths, member.name) : [],
+  }));
+  const remote = others.filter((other) => !local.some((member) => member.name === other.name)).map((other) => ({ ...other, todos: [] }));
   return {
     daemon: snapshot.daemon ? { pid: snapshot.daemon.pid } : null,
     rosterError: snapshot.rosterError,
     problems,
-    members: snapshot.members.map((member) => ({
-      ...memberView(member, snapshot.teamModel, snapshot.daemon !== null),
-      todos: member.task ? readPublishedTodos(paths, member.name) : [],
-    })),
+    members: [...local, ...remote],
     tasks,
     requests: snapshot.requests.map((request) => ({ ...request, rule: offeredRule(request) })),
     messages: snapshot.messages,

@@ -136,7 +136,7 @@ function drawTeam() {
       { 'data-member': m.name },
       h('th', { scope: 'row', text: m.name }),
       h('td', { text: m.role, class: 'wide' }),
-      h('td', { text: m.status }),
+      h('td', { text: m.host ? `${m.status} on ${m.host}` : m.status }),
       h('td', {}, m.task ? h('a', { href: `#task/${m.task}`, text: `#${m.task}` }) : ''),
       h('td', { text: m.model, class: 'wide' }),
       h('td', { text: usageText(m.usage), class: 'wide' }),
