@@ -9,6 +9,7 @@ import { chromium } from 'playwright-core';
 import { createLogger } from '../src/log/logger.js';
 import { FileLocker } from '../src/fs/file-lock.js';
 import { Board } from '../src/store/files/board.js';
+import { Mailbox } from '../src/store/files/mailbox.js';
 import { freshState, seedBoard } from './scale.js';
 import { formatMs, percentile, table } from './stats.js';
 
@@ -96,6 +97,25 @@ export async function benchUi(): Promise<void> {
       await board.complete(task.id, { owner: 'bench', claim: claimed.claim });
       changes.push((await seen(`${task.id}@completed`)) - written);
     }
+    // A permission request, as a teammate's gate sends one: its arrival at the top of the page is timed in the page.
+    await page.evaluate(`new MutationObserver((records) => {
+      for (const r of records) for (const n of r.addedNodes) if (n.dataset && n.dataset.request) window.__seen['request ' + n.dataset.request] ??= performance.timeOrigin + performance.now();
+    }).observe(document.getElementById('requests'), { childList: true, subtree: true })`);
+    const mailbox = new Mailbox({ paths, logger: createLogger() });
+    const asked: number[] = [];
+    for (let i = 0; i < CHANGES; i++) {
+      const task = await board.add({ subject: `bench request ${i}` });
+      await board.claim(task.id, 't0');
+      const before = Date.now();
+      const request = mailbox.send({
+        from: 't0',
+        to: 'lead',
+        type: 'permission_request',
+        content: `t0 asks to run bash: make ${i}`,
+        extra: { tool: 'bash', input: { command: `make ${i}` }, taskId: task.id },
+      });
+      asked.push((await seen(`request ${request.requestId ?? request.id}`)) - before);
+    }
     const weights = ['index.html', 'app.js', 'app.css'].map((file) => fs.readFileSync(path.join(path.dirname(TEAMD), '..', 'dist', 'bundle', 'ui', file)));
     const bytes = weights.reduce((sum, b) => sum + b.length, 0);
     const gzipped = weights.reduce((sum, b) => sum + zlib.gzipSync(b).length, 0);
@@ -110,6 +130,7 @@ export async function benchUi(): Promise<void> {
           ["the page's JS heap", `${(Number(heap) / 1024 / 1024).toFixed(1)} MiB`],
           [`a task added -> the board counts it, ${CHANGES} one at a time`, fmt(added)],
           [`a task claimed and completed -> its card in Completed, ${CHANGES} one at a time`, fmt(changes)],
+          [`a permission request sent -> shown at the top of the page, ${CHANGES} one at a time (budget < 1 s)`, fmt(asked)],
           ['page weight (index.html + app.js + app.css)', `${(bytes / 1024).toFixed(1)} KiB, ${(gzipped / 1024).toFixed(1)} KiB gzipped`],
         ],
       )}\n`,

@@ -38,7 +38,7 @@ export type WebhookTarget = z.infer<typeof webhookSchema>;
 /** The `notifications` setting: where notices go, and when a board counts as stuck. */
 export const notificationsSettingSchema = z.strictObject({
   webhooks: z._default(z.array(webhookSchema).check(z.maxLength(16)), []),
-  /** Ready tasks that nobody has taken for this long make the board stuck (a board that cannot move at all is stuck at once). */
+  /** Ready tasks that nobody has taken for this long, with nothing in progress, make the board stuck (a board that cannot move at all is stuck at once). */
   stuckAfterMs: z._default(z.number().check(z.int(), z.gte(1_000), z.lte(86_400_000)), 15 * 60_000),
   /** Tries per notice and webhook (the first included), waiting 1 s, 2 s, 4 s … (at most 5 min, or the receiver's Retry-After up to that) between them. */
   attempts: z._default(z.number().check(z.int(), z.gte(1), z.lte(20)), 6),

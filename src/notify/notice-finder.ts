@@ -73,7 +73,7 @@ export class NoticeFinder {
     const quietFor = this.now() - this.changedAt;
     const stuck = stuckBoard(tasks, quietFor, view.stuckAfterMs);
     if (stuck) notices.push(stuckNotice(stuck, at));
-    const waitsForStuck = !stuck && tasks.some((task) => task.status === 'pending' && task.ready);
+    const waitsForStuck = !stuck && !tasks.some((task) => task.status === 'in_progress') && tasks.some((task) => task.status === 'pending' && task.ready);
     return { notices, lookAgainAt: waitsForStuck ? this.changedAt + view.stuckAfterMs : null };
   }
 

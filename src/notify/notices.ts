@@ -69,8 +69,9 @@ export interface Stuck {
 /**
  * A board is stuck when it has open work and none of it can move: nothing in progress and no
  * pending task ready (each waits on a failed or cancelled task, or on one another) — at once;
- * or ready tasks that nobody has taken for `stuckAfterMs` since the board last changed (no
- * teammate of their role, every teammate stopped or out of budget).
+ * or ready tasks and nothing in progress for `stuckAfterMs` since the board last changed (no
+ * teammate takes them: none of their role, every teammate stopped or out of budget). Ready
+ * tasks waiting while teammates work on others are a busy team, not a stuck one.
  */
 export function stuckBoard(tasks: readonly TaskView[], quietForMs: number, stuckAfterMs: number): Stuck | null {
   const pending = tasks.filter((task) => task.status === 'pending');
@@ -88,7 +89,7 @@ export function stuckBoard(tasks: readonly TaskView[], quietForMs: number, stuck
       : `${pending.length} pending task(s) wait on one another and nothing is in progress`;
     return { fingerprint: `blocked:${fingerprint}`, why };
   }
-  if (ready.length > 0 && quietForMs >= stuckAfterMs)
+  if (ready.length > 0 && !working && quietForMs >= stuckAfterMs)
     return {
       fingerprint: `untaken:${fingerprint}`,
       why: `${ready.length} ready task(s) (${ready
@@ -96,7 +97,7 @@ export function stuckBoard(tasks: readonly TaskView[], quietForMs: number, stuck
         .map((task) => `#${task.id}`)
         .join(
           ', ',
-        )}${ready.length > 5 ? ', …' : ''}) not taken for ${Math.round(quietForMs / 60_000)} min: no teammate takes them (none of their role, all stopped, or out of budget)`,
+        )}${ready.length > 5 ? ', …' : ''}) not taken for ${Math.round(quietForMs / 60_000)} min, and nothing in progress: no teammate takes them (none of their role, all stopped, or out of budget)`,
     };
   return null;
 }

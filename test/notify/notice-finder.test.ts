@@ -74,6 +74,17 @@ describe('finding what the person must hear of, on a real file store', () => {
     expect((await finder.look()).notices.filter((notice) => notice.kind === 'board_stuck')).toEqual([]);
   });
 
+  it('ready work waiting while a teammate works on another task is a busy team, not a stuck board', async () => {
+    const { board, finder, pass } = await finderOn();
+    await finder.start();
+    const held = await board.add({ subject: 'in hand' });
+    await board.claim(held.id, 'alice');
+    await board.add({ subject: 'next' });
+    expect((await finder.look()).lookAgainAt).toBeNull();
+    pass(60 * MINUTE);
+    expect((await finder.look()).notices).toEqual([]);
+  });
+
   it('tells of the requests the person answers: all without a lead agent; with one, only those the settings keep from it', async () => {
     const alone = await finderOn();
     const task = await alone.board.add({ subject: 'needs a command' });
