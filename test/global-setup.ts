@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalServer, findServerBinaries, type LocalServer } from '../src/store/postgres/local-server.js';
@@ -17,7 +18,12 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const root = path.resolve(import.meta.dirname, '..');
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+  // npm test, then npm run test:slow (.ci/run): the second builds only if a source changed since the first.
+  const stamp = path.join(root, 'dist', '.tests-built');
+  if (!builtSince(root, stamp)) {
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+    fs.writeFileSync(stamp, '');
+  }
   let server: LocalServer | null = null;
   if (process.env.TEAMD_TEST_PG_URL) {
     project.provide('pgUrl', process.env.TEAMD_TEST_PG_URL);
@@ -34,4 +40,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     await server?.stop();
   };
+}
+
+/** Whether the build is newer than every file and folder it is made from (a removed file changes its folder's time). */
+function builtSince(root: string, stamp: string): boolean {
+  const built = fs.statSync(stamp, { throwIfNoEntry: false })?.mtimeMs;
+  if (built === undefined) return false;
+  const newer = (place: string): boolean => {
+    const stat = fs.statSync(place, { throwIfNoEntry: false });
+    if (!stat) return false;
+    if (stat.mtimeMs >= built) return true;
+    return stat.isDirectory() && fs.readdirSync(place).some((name) => newer(path.join(place, name)));
+  };
+  return !['src', 'workers', 'bench', 'package.json', 'package-lock.json', 'tsconfig.json'].some((name) => newer(path.join(root, name)));
 }
