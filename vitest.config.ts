@@ -2,11 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The heavy end-to-end files (`npm run test:slow`): kill storms, 1,000-task runs, a browser,
- * network namespaces, an install from the tarball, heap limits, a model API that fails in every
- * way it can (minutes of back-off) — each wants the machine to itself.
+ * network namespaces, an install from the tarball, heap limits — each wants the machine to itself.
  */
 export const SLOW_TESTS = [
-  'test/teammate/model-behaviour.test.ts',
   'test/store/two-hosts.test.ts',
   'test/store/partition.test.ts',
   'test/store/flapping-database.test.ts',
