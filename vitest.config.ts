@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The heavy end-to-end files (`npm run test:slow`): kill storms, 1,000-task runs, a browser,
- * network namespaces, an install from the tarball, heap limits — each wants the machine to itself.
+ * network namespaces, heap limits — each wants the machine to itself.
  */
 export const SLOW_TESTS = [
   'test/store/two-hosts.test.ts',
@@ -14,8 +14,6 @@ export const SLOW_TESTS = [
   'test/daemon/faults.test.ts',
   'test/daemon/orphans.test.ts',
   'test/teammate/heap-bound.test.ts',
-  'test/sandbox/adversary.test.ts',
-  'test/packaging/pack.test.ts',
   'test/ui/ui-page.test.ts',
 ];
 
