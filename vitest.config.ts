@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The heavy end-to-end files (`npm run test:slow`): kill storms, 1,000-task runs, a browser,
- * network namespaces, heap limits — each wants the machine to itself.
+ * network namespaces, heap limits, a prompt-injected team, an install from the tarball — each
+ * wants the machine to itself (beside the main tier's files they took 70 s more, saving 48 s here).
  */
 export const SLOW_TESTS = [
   'test/store/two-hosts.test.ts',
@@ -14,6 +15,8 @@ export const SLOW_TESTS = [
   'test/daemon/faults.test.ts',
   'test/daemon/orphans.test.ts',
   'test/teammate/heap-bound.test.ts',
+  'test/sandbox/adversary.test.ts',
+  'test/packaging/pack.test.ts',
   'test/ui/ui-page.test.ts',
 ];
 
